@@ -1,0 +1,34 @@
+# Two entry points a new user needs: `make demo` and `make test` (see README).
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.cclab-installed
+SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
+
+.PHONY: install demo test test-rust test-python bench clean
+
+$(STAMP): $(SOURCES)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip "maturin>=1.7,<2"
+	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --extras test
+	touch $@
+
+install: $(STAMP)
+
+# The main job: the reference scenario of the background-transfer paper (section IV-A).
+demo: $(STAMP)
+	$(VENV)/bin/cclab run scenarios/background/single-link.toml --out results/single-link
+
+test: $(STAMP) test-rust test-python
+
+test-rust:
+	cargo test --release --workspace --exclude cclab-py
+
+test-python: $(STAMP)
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) bench/engine.py
+
+clean:
+	rm -rf $(VENV) target results

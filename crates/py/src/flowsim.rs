@@ -1,0 +1,6 @@
+//! Bindings of the `cclab-flowsim` crate.
+use pyo3::prelude::*;
+
+pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+    Ok(())
+}

@@ -1,0 +1,16 @@
+//! `cclab._core`: the Python extension module. Glue only: every algorithm lives in
+//! the pure-Rust crates; each submodule here converts arguments and results.
+use pyo3::prelude::*;
+
+mod flowsim;
+mod sim;
+mod smooth;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    sim::register(m)?;
+    flowsim::register(m)?;
+    smooth::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,1 @@
+//! cclab packet-level simulator.

@@ -1,0 +1,22 @@
+"""cclab: congestion control of mixed traffic — theory, packet- and flow-level simulation.
+
+The compiled core (`cclab._core`) is imported lazily, so the pure-Python theory
+modules work even where the extension has not been built.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["run", "load_scenario", "Result", "ScenarioError", "__version__"]
+
+
+def __getattr__(name: str):
+    if name in ("run", "Result"):
+        from . import api
+
+        return getattr(api, name)
+    if name in ("load_scenario", "ScenarioError"):
+        from . import scenario
+
+        return getattr(scenario, name)
+    raise AttributeError(f"module 'cclab' has no attribute {name!r}")

@@ -1,0 +1,1 @@
+"""Background transfer manager for real networks (adaptive access control of background downloads)."""

@@ -1,0 +1,1 @@
+"""Experiments: sweeps, result store, the reproductions catalogue and plotting."""

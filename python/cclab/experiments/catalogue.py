@@ -1,0 +1,149 @@
+"""The reproductions catalogue behind `cclab reproduce`.
+
+Each entry reproduces one figure or table of one of the five papers. An entry is a
+function decorated with :func:`reproduction`; it receives a :class:`Context` (quick
+or full size, output folder, seed) and returns an :class:`Outcome`. The catalogue
+writes ``NAME.csv`` (the data), ``NAME.png`` (our curves beside the paper's
+reported values) and ``NAME.md`` (a short verdict) for it.
+
+Entries live in the modules of :mod:`cclab.experiments.reproductions`, one module
+per paper topic; they are discovered by importing every module of that package.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an entry is asked to do: its size, where to write, and its seed."""
+
+    quick: bool
+    out: Path
+    seed: int = 1
+    progress: bool = True
+
+
+@dataclass
+class Outcome:
+    """What an entry produced.
+
+    data: the table written as ``NAME.csv``.
+    figure: a matplotlib Figure written as ``NAME.png``.
+    verdict: one line: does our result agree with the paper, and how closely.
+    details: Markdown body of the verdict: the comparison table, where the paper's
+        values were read (text, table, or figure), and any difference explained.
+    agrees: True/False when the entry checks a claim of the paper, None when it
+        only shows something the paper does not quantify.
+    """
+
+    data: Any
+    figure: Any
+    verdict: str
+    details: str = ""
+    agrees: bool | None = None
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """One catalogue entry."""
+
+    name: str
+    paper: str
+    figure: str
+    title: str
+    func: Callable[[Context], Outcome]
+    quick_size: str = ""
+    full_size: str = ""
+
+    def run(self, quick: bool = True, out: str | Path = "results/reproduce", seed: int = 1,
+            progress: bool = True) -> tuple[Outcome, dict[str, Path]]:
+        """Run the entry and write its CSV, PNG and Markdown verdict into ``out``."""
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        t0 = time.perf_counter()
+        outcome = self.func(Context(quick=quick, out=out, seed=seed, progress=progress))
+        wall = time.perf_counter() - t0
+        return outcome, write_outcome(self, outcome, out, quick=quick, wall=wall)
+
+
+_REGISTRY: dict[str, Reproduction] = {}
+_LOADED = False
+
+
+def reproduction(name: str, *, paper: str, figure: str, title: str, quick_size: str = "",
+                 full_size: str = "") -> Callable[[Callable[[Context], Outcome]], Callable[[Context], Outcome]]:
+    """Register a function ``f(ctx) -> Outcome`` as the catalogue entry ``name``."""
+
+    def deco(func: Callable[[Context], Outcome]) -> Callable[[Context], Outcome]:
+        if name in _REGISTRY and _REGISTRY[name].func is not func:
+            raise ValueError(f"reproduction {name!r} is registered twice")
+        _REGISTRY[name] = Reproduction(name, paper, figure, title, func, quick_size, full_size)
+        return func
+
+    return deco
+
+
+def _load_all() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    from . import reproductions
+
+    for mod in pkgutil.iter_modules(reproductions.__path__):
+        importlib.import_module(f"{reproductions.__name__}.{mod.name}")
+    _LOADED = True
+
+
+def entries() -> list[Reproduction]:
+    """All registered entries, sorted by name."""
+    _load_all()
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+
+
+def get(name: str) -> Reproduction:
+    """The entry called ``name``; ``KeyError`` with the list of names if unknown."""
+    _load_all()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY)) or "(none)"
+        raise KeyError(f"unknown reproduction {name!r}; known: {known}") from None
+
+
+def write_outcome(entry: Reproduction, outcome: Outcome, out: Path, *, quick: bool,
+                  wall: float) -> dict[str, Path]:
+    """Write ``NAME.csv``, ``NAME.png`` and ``NAME.md`` for an outcome; return their paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths = {"csv": out / f"{entry.name}.csv", "png": out / f"{entry.name}.png",
+             "md": out / f"{entry.name}.md"}
+    outcome.data.to_csv(paths["csv"], index=False)
+    outcome.figure.savefig(paths["png"], dpi=120, bbox_inches="tight")
+    plt.close(outcome.figure)
+    status = {True: "agrees", False: "DISAGREES", None: "shown"}[outcome.agrees]
+    size = "quick" if quick else "full"
+    md = [
+        f"# {entry.name}: {entry.title}",
+        "",
+        f"- paper: `{entry.paper}`, {entry.figure}",
+        f"- size: {size} ({entry.quick_size if quick else entry.full_size})".rstrip(" ()"),
+        f"- command: `cclab reproduce {entry.name}{' --quick' if quick else ''}`",
+        f"- wall time: {wall:.1f} s",
+        f"- verdict: **{status}** — {outcome.verdict}",
+        "",
+        outcome.details.strip(),
+        "",
+        f"![{entry.name}]({entry.name}.png)",
+        "",
+    ]
+    paths["md"].write_text("\n".join(md))
+    return paths

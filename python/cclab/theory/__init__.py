@@ -1,0 +1,1 @@
+"""Closed forms and solvers of the five papers, one module per topic."""
