@@ -7,11 +7,11 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["run", "load_scenario", "Result", "ScenarioError", "__version__"]
+__all__ = ["run", "validate", "load_scenario", "Result", "ScenarioError", "__version__"]
 
 
 def __getattr__(name: str):
-    if name in ("run", "Result"):
+    if name in ("run", "validate", "Result"):
         from . import api
 
         return getattr(api, name)

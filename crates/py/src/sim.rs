@@ -1,6 +1,159 @@
-//! Bindings of the `cclab-sim` crate.
+//! Bindings of the `cclab-sim` crate: run a scenario, validate a scenario.
+use cclab_sim::metrics::{RunResult, Scalar};
+use cclab_sim::{engine::SimTime, scenario, Simulation};
+use numpy::IntoPyArray;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+pyo3::create_exception!(_core, ScenarioError, PyValueError, "A scenario is malformed; the message names the key path at fault.");
+
+fn internal(e: Box<dyn std::any::Any + Send>) -> PyErr {
+    let msg = e
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into());
+    PyRuntimeError::new_err(format!("internal error in the simulator (please report it): {msg}"))
+}
+
+/// Validate a scenario (JSON text); returns {"warnings", "duration_s", "warmup_s",
+/// "seed"} or raises ScenarioError.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, base_dir=".", seed=None))]
+fn validate_scenario<'py>(py: Python<'py>, scenario_json: &str, base_dir: &str, seed: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
+    match catch_unwind(|| scenario::load_json(scenario_json, Path::new(base_dir), seed)) {
+        Ok(Ok((cfg, warnings))) => {
+            let d = PyDict::new(py);
+            d.set_item("warnings", warnings)?;
+            d.set_item("duration_s", cfg.duration.as_secs_f64())?;
+            d.set_item("warmup_s", cfg.warmup.as_secs_f64())?;
+            d.set_item("seed", cfg.seed)?;
+            Ok(d)
+        }
+        Ok(Err(e)) => Err(ScenarioError::new_err(e.to_string())),
+        Err(p) => Err(internal(p)),
+    }
+}
+
+/// Run a scenario (JSON text) and return its tables as columns.
+///
+/// `progress(sim_seconds)` is called about every 65k events; if it raises, the run
+/// stops and the exception propagates.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, base_dir=".", seed=None, progress=None))]
+fn run_scenario<'py>(
+    py: Python<'py>,
+    scenario_json: &str,
+    base_dir: &str,
+    seed: Option<u64>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (cfg, warnings) = match catch_unwind(|| scenario::load_json(scenario_json, Path::new(base_dir), seed)) {
+        Ok(Ok(x)) => x,
+        Ok(Err(e)) => return Err(ScenarioError::new_err(e.to_string())),
+        Err(p) => return Err(internal(p)),
+    };
+    let mut callback_error: Option<PyErr> = None;
+    let outcome = py.detach(|| {
+        let mut hook = |t: SimTime| -> bool {
+            if callback_error.is_some() {
+                return false;
+            }
+            Python::attach(|py| {
+                let r = match &progress {
+                    Some(cb) => cb.call1(py, (t.as_secs_f64(),)).map(|_| ()),
+                    None => py.check_signals(),
+                };
+                match r {
+                    Ok(()) => true,
+                    Err(e) => {
+                        callback_error = Some(e);
+                        false
+                    }
+                }
+            })
+        };
+        catch_unwind(AssertUnwindSafe(|| Simulation::new(cfg, warnings).run(&mut hook)))
+    });
+    let result = outcome.map_err(internal)?;
+    if let Some(e) = callback_error {
+        return Err(e);
+    }
+    to_python(py, result)
+}
+
+fn to_python<'py>(py: Python<'py>, r: RunResult) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let f = r.flows;
+    let flows = PyDict::new(py);
+    flows.set_item("class", f.class.into_pyarray(py))?;
+    flows.set_item("id", f.id.into_pyarray(py))?;
+    flows.set_item("size", f.size.into_pyarray(py))?;
+    flows.set_item("arrival", f.arrival.into_pyarray(py))?;
+    flows.set_item("finish", f.finish.into_pyarray(py))?;
+    flows.set_item("completion_time", f.completion_time.into_pyarray(py))?;
+    flows.set_item("bytes_delivered", f.bytes_delivered.into_pyarray(py))?;
+    flows.set_item("retransmissions", f.retransmissions.into_pyarray(py))?;
+    flows.set_item("timeouts", f.timeouts.into_pyarray(py))?;
+    flows.set_item("finished", f.finished.into_pyarray(py))?;
+    flows.set_item("warmup", f.warmup.into_pyarray(py))?;
+    d.set_item("flows", flows)?;
+    d.set_item("class_names", r.class_names)?;
+
+    let links = PyList::empty(py);
+    for l in r.links {
+        let row = PyDict::new(py);
+        row.set_item("name", l.name)?;
+        row.set_item("from", l.from)?;
+        row.set_item("to", l.to)?;
+        row.set_item("rate_bps", l.rate_bps)?;
+        row.set_item("delay_s", l.delay_s)?;
+        row.set_item("packets_sent", l.packets_sent)?;
+        row.set_item("bytes_sent", l.bytes_sent)?;
+        row.set_item("drops", l.drops)?;
+        row.set_item("drop_rate", l.drop_rate)?;
+        row.set_item("utilization", l.utilization)?;
+        row.set_item("mean_queue_packets", l.mean_queue_packets)?;
+        row.set_item("mean_queue_bytes", l.mean_queue_bytes)?;
+        row.set_item("max_queue_packets", l.max_queue_packets)?;
+        row.set_item("max_queue_bytes", l.max_queue_bytes)?;
+        row.set_item("limit_packets", l.limit_packets)?;
+        row.set_item("limit_bytes", l.limit_bytes)?;
+        row.set_item("peak_queue_packets", l.peak_queue_packets)?;
+        row.set_item("peak_queue_bytes", l.peak_queue_bytes)?;
+        links.append(row)?;
+    }
+    d.set_item("links", links)?;
+
+    let s = r.series;
+    let series = PyDict::new(py);
+    series.set_item("time", s.time.into_pyarray(py))?;
+    series.set_item("metric", s.metric.into_pyarray(py))?;
+    series.set_item("name", s.name.into_pyarray(py))?;
+    series.set_item("value", s.value.into_pyarray(py))?;
+    series.set_item("metric_names", s.metric_names)?;
+    series.set_item("entity_names", s.entity_names)?;
+    d.set_item("series", series)?;
+
+    let summary = PyDict::new(py);
+    for (k, v) in r.summary {
+        match v {
+            Scalar::Num(x) => summary.set_item(k, x)?,
+            Scalar::Int(i) => summary.set_item(k, i)?,
+            Scalar::Text(t) => summary.set_item(k, t)?,
+        }
+    }
+    d.set_item("summary", summary)?;
+    d.set_item("warnings", r.warnings)?;
+    Ok(d)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
     Ok(())
 }

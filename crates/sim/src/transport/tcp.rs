@@ -1,0 +1,328 @@
+//! The TCP sender/receiver machinery shared by every window-based controller:
+//! byte sequence space, ACK clocking, fast retransmit and NewReno fast recovery
+//! with partial ACKs (RFC 5681 section 3.2, RFC 6582, "impatient" timer variant),
+//! retransmission timeout (RFC 6298: SRTT/RTTVAR, minimum RTO, exponential
+//! backoff, Karn's rule), and cumulative ACKs with optional delayed ACKs
+//! (RFC 5681 section 4.2). No SACK, no handshake: data flows from the first instant.
+//!
+//! Both endpoints of one connection live in one `Tcp` value; the simulator moves
+//! the packets between them. Timers are deadlines that the simulator turns into
+//! events lazily (`rto_deadline`, `delack_deadline`).
+use super::cc::{AckEvent, CcState, CongestionControl, Controller};
+use crate::engine::SimTime;
+use crate::packet::{Packet, ACK, RETX};
+use crate::scenario::TcpParams;
+
+/// Packets a call wants sent, in order.
+pub type TcpOutput = Vec<Packet>;
+
+/// Clock granularity G of RFC 6298 (rule 2.3).
+const CLOCK_G: f64 = 1e6;
+
+/// One connection: sender state and receiver state.
+#[derive(Clone, Debug)]
+pub struct Tcp {
+    pub uid: u32,
+    pub slot: u32,
+    /// Bytes to transfer (u64::MAX: a long-lived flow that always has data).
+    pub size: u64,
+    pub fwd_route: u16,
+    pub rev_route: u16,
+    // --- sender
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    pub cc: Controller,
+    pub st: CcState,
+    dupacks: u32,
+    pub in_recovery: bool,
+    recover: Option<u64>,
+    partial_seen: bool,
+    srtt: f64,
+    rttvar: f64,
+    has_rtt: bool,
+    pub rto: SimTime,
+    timed_out_since_ack: bool,
+    pub rto_deadline: Option<SimTime>,
+    pub rto_event: Option<SimTime>,
+    pub retransmits: u32,
+    pub timeouts: u32,
+    // --- receiver
+    pub rcv_nxt: u64,
+    ooo: Vec<(u64, u64)>,
+    unacked: u32,
+    echo_ts: SimTime,
+    echo_retx: bool,
+    echo_pending: bool,
+    pub delack_deadline: Option<SimTime>,
+    pub delack_event: Option<SimTime>,
+}
+
+impl Tcp {
+    /// A connection ready to send from sequence 0.
+    pub fn new(uid: u32, slot: u32, size: u64, fwd_route: u16, rev_route: u16, cc: Controller, p: &TcpParams) -> Tcp {
+        let mss = p.mss as u64;
+        Tcp {
+            uid,
+            slot,
+            size,
+            fwd_route,
+            rev_route,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            cc,
+            st: CcState { cwnd: p.initial_window as u64 * mss, ssthresh: u64::MAX, mss },
+            dupacks: 0,
+            in_recovery: false,
+            recover: None,
+            partial_seen: false,
+            srtt: 0.0,
+            rttvar: 0.0,
+            has_rtt: false,
+            rto: p.initial_rto,
+            timed_out_since_ack: false,
+            rto_deadline: None,
+            rto_event: None,
+            retransmits: 0,
+            timeouts: 0,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            unacked: 0,
+            echo_ts: SimTime::ZERO,
+            echo_retx: false,
+            echo_pending: false,
+            delack_deadline: None,
+            delack_event: None,
+        }
+    }
+
+    /// The sender has every byte acknowledged.
+    #[inline]
+    pub fn sender_done(&self) -> bool {
+        self.snd_una >= self.size
+    }
+
+    /// The receiver holds every byte.
+    #[inline]
+    pub fn receiver_done(&self) -> bool {
+        self.rcv_nxt >= self.size
+    }
+
+    #[inline]
+    fn seg_len(&self, seq: u64, p: &TcpParams) -> u64 {
+        (p.mss as u64).min(self.size - seq)
+    }
+
+    fn send_segment(&mut self, seq: u64, now: SimTime, p: &TcpParams, out: &mut TcpOutput) {
+        let len = self.seg_len(seq, p);
+        let retx = seq < self.snd_max;
+        if retx {
+            self.retransmits += 1;
+        }
+        out.push(Packet {
+            slot: self.slot,
+            uid: self.uid,
+            seq,
+            ts: now,
+            len: len as u32,
+            size: len as u32 + p.header,
+            route: self.fwd_route,
+            hop: 0,
+            flags: if retx { RETX } else { 0 },
+        });
+        self.snd_max = self.snd_max.max(seq + len);
+        // RFC 6298 rule 5.1: start the timer when data is sent and it is not running.
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rto);
+        }
+    }
+
+    /// Send new (or, after a timeout, resent) segments while the window allows.
+    pub fn try_send(&mut self, now: SimTime, p: &TcpParams, out: &mut TcpOutput) {
+        while self.snd_nxt < self.size {
+            let len = self.seg_len(self.snd_nxt, p);
+            if self.snd_nxt + len > self.snd_una + self.st.cwnd {
+                break;
+            }
+            self.send_segment(self.snd_nxt, now, p, out);
+            self.snd_nxt += len;
+        }
+    }
+
+    /// RTT sample R (RFC 6298 section 2).
+    fn rtt_sample(&mut self, r: SimTime, p: &TcpParams) {
+        let r = r.0 as f64;
+        if !self.has_rtt {
+            self.srtt = r;
+            self.rttvar = r / 2.0;
+            self.has_rtt = true;
+        } else {
+            self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r).abs();
+            self.srtt = 0.875 * self.srtt + 0.125 * r;
+        }
+        let rto = self.srtt + CLOCK_G.max(4.0 * self.rttvar);
+        self.rto = SimTime(rto as u64).max(p.min_rto).min(p.max_rto);
+    }
+
+    /// Smoothed RTT in seconds (None before the first sample).
+    pub fn srtt_secs(&self) -> Option<f64> {
+        self.has_rtt.then(|| self.srtt * 1e-9)
+    }
+
+    /// An ACK reaches the sender.
+    pub fn on_ack(&mut self, pkt: &Packet, now: SimTime, p: &TcpParams, out: &mut TcpOutput) {
+        let ack = pkt.seq.min(self.snd_max);
+        let mss = self.st.mss;
+        if ack > self.snd_una {
+            let acked = ack - self.snd_una;
+            let flight = self.snd_max - self.snd_una;
+            // Karn's rule: no sample from an ACK echoing a retransmitted segment.
+            let rtt = if pkt.flags & RETX == 0 { Some(now - pkt.ts) } else { None };
+            if let Some(r) = rtt {
+                self.rtt_sample(r, p);
+            }
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            self.timed_out_since_ack = false;
+            let mut restart_timer = true;
+            if self.in_recovery {
+                if self.recover.is_some_and(|r| ack >= r) {
+                    // Full ACK: leave recovery with cwnd = ssthresh (RFC 6582 step 3, option 2).
+                    self.in_recovery = false;
+                    self.dupacks = 0;
+                    self.st.cwnd = self.st.ssthresh.max(mss);
+                } else {
+                    // Partial ACK (RFC 6582 step 4): retransmit the first unacknowledged
+                    // segment, deflate cwnd by the newly acked amount, add back one SMSS.
+                    self.send_segment(self.snd_una, now, p, out);
+                    let mut cwnd = self.st.cwnd.saturating_sub(acked);
+                    if acked >= mss {
+                        cwnd += mss;
+                    }
+                    self.st.cwnd = cwnd.max(mss);
+                    // Impatient variant: only the first partial ACK resets the timer.
+                    restart_timer = !self.partial_seen;
+                    self.partial_seen = true;
+                }
+            } else {
+                self.dupacks = 0;
+                let ev = AckEvent { now, bytes_acked: acked, rtt, flight };
+                self.cc.on_ack(&mut self.st, &ev);
+            }
+            // RFC 6298 rules 5.2 and 5.3.
+            if self.snd_una >= self.snd_max {
+                self.rto_deadline = None;
+            } else if restart_timer {
+                self.rto_deadline = Some(now + self.rto);
+            }
+        } else if ack == self.snd_una && self.snd_max > self.snd_una {
+            self.dupacks += 1;
+            if self.in_recovery {
+                // Each further duplicate ACK: a segment has left the network (RFC 6582 step 3 / RFC 5681).
+                self.st.cwnd += mss;
+            } else if self.dupacks == p.dupack_threshold && self.recover.is_none_or(|r| ack > r) {
+                // Fast retransmit (RFC 5681 section 3.2 steps 2-4; RFC 6582 step 2).
+                let flight = self.snd_max - self.snd_una;
+                self.st.ssthresh = self.cc.on_congestion_event(&self.st, flight);
+                self.recover = Some(self.snd_max);
+                self.in_recovery = true;
+                self.partial_seen = false;
+                self.send_segment(self.snd_una, now, p, out);
+                self.st.cwnd = self.st.ssthresh + p.dupack_threshold as u64 * mss;
+            }
+        }
+        self.try_send(now, p, out);
+    }
+
+    /// The retransmission timer expired (RFC 6298 section 5, RFC 5681 eq. 4).
+    pub fn on_rto(&mut self, now: SimTime, p: &TcpParams, out: &mut TcpOutput) {
+        self.rto_deadline = None;
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        self.timeouts += 1;
+        let flight = self.snd_max - self.snd_una;
+        self.st.ssthresh = self.cc.on_timeout(&self.st, flight, self.timed_out_since_ack);
+        self.timed_out_since_ack = true;
+        self.st.cwnd = self.st.mss; // loss window
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recover = Some(self.snd_max);
+        self.snd_nxt = self.snd_una; // go back N
+        self.rto = SimTime(self.rto.0.saturating_mul(2)).min(p.max_rto); // rule 5.5
+        self.try_send(now, p, out);
+    }
+
+    fn send_ack(&mut self, p: &TcpParams, out: &mut TcpOutput) {
+        out.push(Packet {
+            slot: self.slot,
+            uid: self.uid,
+            seq: self.rcv_nxt,
+            ts: self.echo_ts,
+            len: 0,
+            size: p.header,
+            route: self.rev_route,
+            hop: 0,
+            flags: ACK | if self.echo_retx { RETX } else { 0 },
+        });
+        self.unacked = 0;
+        self.echo_pending = false;
+        self.delack_deadline = None;
+    }
+
+    /// A data segment reaches the receiver; returns the bytes newly delivered in order.
+    pub fn on_data(&mut self, pkt: &Packet, now: SimTime, p: &TcpParams, out: &mut TcpOutput) -> u64 {
+        let (s, e) = (pkt.seq, pkt.seq + pkt.len as u64);
+        let before = self.rcv_nxt;
+        let mut immediate = !p.delayed_ack;
+        if s <= before && !self.echo_pending {
+            // Echo the send time of the earliest unacknowledged in-order segment (RFC 7323 section 4.3).
+            self.echo_ts = pkt.ts;
+            self.echo_retx = pkt.flags & RETX != 0;
+            self.echo_pending = true;
+        }
+        if e <= before {
+            immediate = true; // duplicate: acknowledge at once (RFC 5681 section 4.2)
+        } else if s <= before {
+            self.rcv_nxt = e;
+            if !self.ooo.is_empty() {
+                immediate = true; // fills (part of) a hole
+                let mut k = 0;
+                while k < self.ooo.len() && self.ooo[k].0 <= self.rcv_nxt {
+                    self.rcv_nxt = self.rcv_nxt.max(self.ooo[k].1);
+                    k += 1;
+                }
+                self.ooo.drain(..k);
+            }
+            self.unacked += 1;
+        } else {
+            immediate = true; // out of order: duplicate ACK at once
+            let pos = self.ooo.partition_point(|iv| iv.0 < s);
+            self.ooo.insert(pos, (s, e));
+            // Merge overlapping intervals.
+            let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.ooo.len());
+            for &(a, b) in &self.ooo {
+                match merged.last_mut() {
+                    Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                    _ => merged.push((a, b)),
+                }
+            }
+            self.ooo = merged;
+        }
+        if immediate || self.unacked >= 2 || self.receiver_done() {
+            self.send_ack(p, out);
+        } else if self.delack_deadline.is_none() {
+            self.delack_deadline = Some(now + p.delayed_ack_timeout);
+        }
+        self.rcv_nxt - before
+    }
+
+    /// The delayed-ACK timer expired.
+    pub fn on_delack(&mut self, p: &TcpParams, out: &mut TcpOutput) {
+        self.delack_deadline = None;
+        if self.unacked > 0 {
+            self.send_ack(p, out);
+        }
+    }
+}

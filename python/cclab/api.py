@@ -1,0 +1,172 @@
+"""The Python API: ``cclab.run(scenario, seed=None) -> Result``."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Union
+
+import numpy as np
+import pandas as pd
+
+from .scenario import ScenarioError, ScenarioLike, load_scenario, to_json
+
+#: Summary keys that measure the machine rather than the simulation; `Result.save`
+#: writes them to perf.json so that summary.json is byte-identical across runs.
+PERF_KEYS = ("wall_time_s", "events_per_s", "wall_s_per_sim_s")
+
+
+@dataclass
+class Result:
+    """The tables of one run.
+
+    flows: one row per flow (class, id, size, arrival, finish, completion_time,
+        bytes_delivered, retransmissions, timeouts, finished, warmup). Completion
+        time is from the flow's arrival until the receiver holds every byte.
+    links: one row per link, counters over [warm-up, end].
+    series: sampled time series in long form (time, metric, name, value).
+    summary: scalars (per-class means, packet counters, events, wall time).
+    warnings: what validation flagged (e.g. an offered load at or above capacity).
+    """
+
+    flows: pd.DataFrame
+    links: pd.DataFrame
+    series: pd.DataFrame
+    summary: dict
+    warnings: list = field(default_factory=list)
+    scenario: dict = field(default_factory=dict)
+
+    def save(self, out: Union[str, Path]) -> Path:
+        """Write flows/links/series as Parquet and the summary as JSON into ``out``."""
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        self.flows.to_parquet(out / "flows.parquet", index=False)
+        self.links.to_parquet(out / "links.parquet", index=False)
+        self.series.to_parquet(out / "series.parquet", index=False)
+        summary = {k: v for k, v in self.summary.items() if k not in PERF_KEYS}
+        perf = {k: v for k, v in self.summary.items() if k in PERF_KEYS}
+        (out / "summary.json").write_text(json.dumps(_clean(summary), indent=2, sort_keys=True) + "\n")
+        (out / "perf.json").write_text(json.dumps(_clean(perf), indent=2, sort_keys=True) + "\n")
+        (out / "scenario.json").write_text(json.dumps(self.scenario, indent=2, sort_keys=True, default=str) + "\n")
+        return out
+
+    def completion_times(self, cls: str | None = None) -> pd.Series:
+        """Completion times of finished flows after warm-up (optionally of one class)."""
+        f = self.flows[self.flows.finished & ~self.flows.warmup]
+        if cls is not None:
+            f = f[f["class"] == cls]
+        return f["completion_time"]
+
+
+def _clean(d: dict) -> dict:
+    return {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in d.items()}
+
+
+class _ProgressBar:
+    """A tqdm bar over simulated seconds that appears only if the run lasts > 1 s."""
+
+    def __init__(self, total: float):
+        self.total = total
+        self.t0 = time.monotonic()
+        self.bar = None
+
+    def __call__(self, t: float) -> None:
+        if self.bar is None:
+            if time.monotonic() - self.t0 < 1.0:
+                return
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=round(self.total), unit="sim s", desc="simulating", file=sys.stderr,
+                            leave=False, dynamic_ncols=True)
+        self.bar.n = min(round(t), round(self.total))
+        self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run(scenario: ScenarioLike, seed: int | None = None,
+        progress: Union[bool, Callable[[float], Any]] = False) -> Result:
+    """Run a scenario in the packet-level simulator.
+
+    scenario: a TOML file path, TOML text, or the same structure as a dict.
+    seed: overrides the scenario's ``seed`` (every random stream derives from it).
+    progress: True for a progress bar on stderr (shown for runs longer than a
+        second), or a callable receiving the simulated time in seconds.
+
+    Raises ScenarioError (a ValueError) naming the key path of a malformed field.
+    """
+    from . import _core
+
+    structure, base_dir = load_scenario(scenario)
+    if seed is not None and (not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ScenarioError(f"seed: expected a non-negative integer, got {seed!r}")
+    text = to_json(structure)
+    bar = None
+    if progress is True:
+        bar = _ProgressBar(_validate_text(text, base_dir)["duration_s"])
+        cb = bar
+    elif callable(progress):
+        cb = progress
+    else:
+        cb = None
+    try:
+        raw = _core.run_scenario(text, str(base_dir), None if seed is None else int(seed), cb)
+    except _core.ScenarioError as exc:
+        raise ScenarioError(str(exc)) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    return _to_result(raw, structure)
+
+
+def validate(scenario: ScenarioLike, seed: int | None = None) -> dict:
+    """Check a scenario without running it.
+
+    Returns ``{"warnings": [...], "duration_s", "warmup_s", "seed"}``; raises
+    ScenarioError naming the key path of the first malformed field.
+    """
+    structure, base_dir = load_scenario(scenario)
+    return _validate_text(to_json(structure), base_dir, seed)
+
+
+def _validate_text(text: str, base_dir: Path, seed: int | None = None) -> dict:
+    from . import _core
+
+    try:
+        return dict(_core.validate_scenario(text, str(base_dir), seed))
+    except _core.ScenarioError as exc:
+        raise ScenarioError(str(exc)) from None
+
+
+def _to_result(raw: dict, structure: dict) -> Result:
+    names = list(raw["class_names"])
+    f = raw["flows"]
+    flows = pd.DataFrame({
+        "class": pd.Categorical.from_codes(np.asarray(f["class"], dtype=np.int32), categories=names),
+        "id": f["id"].astype(np.int64),
+        "size": f["size"],
+        "arrival": f["arrival"],
+        "finish": f["finish"],
+        "completion_time": f["completion_time"],
+        "bytes_delivered": f["bytes_delivered"].astype(np.int64),
+        "retransmissions": f["retransmissions"].astype(np.int64),
+        "timeouts": f["timeouts"].astype(np.int64),
+        "finished": f["finished"],
+        "warmup": f["warmup"],
+    })
+    links = pd.DataFrame(raw["links"])
+    for col in ("limit_packets", "limit_bytes"):
+        links[col] = links[col].astype("Int64")
+    s = raw["series"]
+    series = pd.DataFrame({
+        "time": s["time"],
+        "metric": pd.Categorical.from_codes(np.asarray(s["metric"], dtype=np.int32), categories=s["metric_names"]),
+        "name": pd.Categorical.from_codes(np.asarray(s["name"], dtype=np.int32), categories=s["entity_names"]),
+        "value": s["value"],
+    })
+    return Result(flows=flows, links=links, series=series, summary=dict(raw["summary"]),
+                  warnings=list(raw["warnings"]), scenario=structure)

@@ -1,0 +1,67 @@
+"""Loading scenarios: a TOML file, TOML text, or the same structure as a dict.
+
+Parsing of values and validation happen in the Rust core, which reports every
+error with the key path at fault (``links[2].rate: expected a rate like "10Mbps",
+got "ten"``). This module only turns the input into that structure.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+from typing import Any, Mapping, Union
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ScenarioLike = Union[str, Path, Mapping[str, Any]]
+
+
+class ScenarioError(ValueError):
+    """A scenario is malformed; the message names the key path at fault."""
+
+
+def load_scenario(scenario: ScenarioLike) -> tuple[dict, Path]:
+    """Return ``(structure, base_dir)`` for a path, TOML text, or dict.
+
+    ``base_dir`` is where relative file names inside the scenario (flow lists,
+    empirical CDFs) are looked up: the scenario file's folder, else the current one.
+    """
+    if isinstance(scenario, Mapping):
+        return copy.deepcopy(dict(scenario)), Path.cwd()
+    if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario):
+        path = Path(scenario)
+        if not path.exists():
+            raise ScenarioError(f"{path}: no such scenario file")
+        if path.is_dir():
+            raise ScenarioError(f"{path}: is a folder, expected a scenario TOML file")
+        try:
+            data = tomllib.loads(path.read_text())
+        except tomllib.TOMLDecodeError as exc:
+            raise ScenarioError(f"{path}: invalid TOML: {exc}") from None
+        except UnicodeDecodeError:
+            raise ScenarioError(f"{path}: not a text file") from None
+        return data, path.resolve().parent
+    if isinstance(scenario, str):
+        try:
+            return tomllib.loads(scenario), Path.cwd()
+        except tomllib.TOMLDecodeError as exc:
+            raise ScenarioError(f"invalid TOML: {exc}") from None
+    raise ScenarioError(f"expected a scenario path, TOML text or dict, got {type(scenario).__name__}")
+
+
+def _jsonable(obj: Any) -> Any:
+    # numpy scalars and the like, which users put into dicts naturally.
+    if hasattr(obj, "item") and callable(obj.item):
+        return obj.item()
+    if isinstance(obj, Path):
+        return str(obj)
+    raise ScenarioError(f"cannot use a value of type {type(obj).__name__} in a scenario: {obj!r}")
+
+
+def to_json(structure: Mapping[str, Any]) -> str:
+    """Serialise a scenario structure for the Rust core (deterministic key order)."""
+    return json.dumps(structure, default=_jsonable, sort_keys=True)
