@@ -329,13 +329,17 @@ impl Simulation {
                 return;
             }
         } else {
-            let newly = tcp.on_data(&pkt, self.now, p, &mut self.out);
+            // Receive rate counts each segment that brings bytes beyond the cumulative
+            // ACK point when it arrives (a hole's repair does not count twice what
+            // arrived out of order, and the rate never exceeds the link's).
+            let fresh = if pkt.seq + pkt.len as u64 > tcp.rcv_nxt { pkt.len as u64 } else { 0 };
+            tcp.on_data(&pkt, self.now, p, &mut self.out);
             let done = tcp.receiver_done();
             let rec = &mut self.records[pkt.uid as usize];
             let cs = &mut self.classes[rec.class as usize];
-            cs.delivered += newly;
+            cs.delivered += fresh;
             if self.now >= self.cfg.warmup {
-                cs.delivered_after_warmup += newly;
+                cs.delivered_after_warmup += fresh;
             }
             if done && rec.finish.is_none() {
                 rec.finish = Some(self.now);

@@ -13,6 +13,8 @@ pub struct TcpParams {
     pub mss: u32,
     pub header: u32,
     pub initial_window: u32,
+    /// Receiver's advertised window in bytes (u64::MAX: unlimited).
+    pub receive_window: u64,
     pub min_rto: SimTime,
     pub max_rto: SimTime,
     pub initial_rto: SimTime,
@@ -149,7 +151,13 @@ pub fn build(spec: ScenarioSpec, base_dir: &Path, seed: Option<u64>) -> R<(Confi
     if t.delayed_ack && t.delayed_ack_timeout.0 == SimTime::ZERO {
         return err("tcp.delayed_ack_timeout", "expected a positive duration with delayed_ack = true");
     }
+    let receive_window = match t.receive_window {
+        None => u64::MAX,
+        Some(w) if w.0 >= t.mss as f64 => w.0.floor() as u64,
+        Some(w) => return err("tcp.receive_window", format!("expected at least one segment ({} bytes), got {} bytes", t.mss, w.0)),
+    };
     let tcp = TcpParams {
+        receive_window,
         mss: t.mss,
         header: t.header,
         initial_window: t.initial_window,
@@ -244,7 +252,7 @@ pub fn build(spec: ScenarioSpec, base_dir: &Path, seed: Option<u64>) -> R<(Confi
             return err(format!("{p}.name"), format!("duplicate class name {:?}", c.name));
         }
         let (src, dst, fwd_route) = resolve_route(c, &p, &nodes, &node_ix, &links, &link_ix)?;
-        let rev_route = shortest_path(&links, nodes.len(), dst, src).ok_or_else(|| {
+        let rev_route = reverse_of(&links, &fwd_route).or_else(|| shortest_path(&links, nodes.len(), dst, src)).ok_or_else(|| {
             ScenarioError::new(
                 format!("{p}.dst"),
                 format!("no route from {:?} back to {:?} for acknowledgments (add the reverse links or set duplex = true)", nodes[dst], nodes[src]),
@@ -421,6 +429,23 @@ fn resolve_route(
         ScenarioError::new(format!("{p}.dst"), format!("no route from {:?} to {:?}", nodes[src], nodes[dst]))
     })?;
     Ok((src, dst, route))
+}
+
+/// ACKs retrace the data path when every hop has a link back (duplex links);
+/// otherwise they take the shortest path back.
+fn reverse_of(links: &[LinkParams], route: &[usize]) -> Option<Vec<usize>> {
+    route
+        .iter()
+        .rev()
+        .map(|&l| {
+            let (a, b) = (links[l].from, links[l].to);
+            // Prefer the duplex partner (added right after its forward link).
+            [l + 1, l.wrapping_sub(1)]
+                .into_iter()
+                .find(|&k| k < links.len() && links[k].from == b && links[k].to == a)
+                .or_else(|| links.iter().position(|x| x.from == b && x.to == a))
+        })
+        .collect()
 }
 
 /// Shortest path by hop count, ties broken by total propagation delay and then by

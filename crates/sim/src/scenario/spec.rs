@@ -92,6 +92,9 @@ pub struct TcpSpec {
     pub header: u32,
     /// Initial congestion window, in segments.
     pub initial_window: u32,
+    /// Receiver's advertised window (flow control): the sender never has more than
+    /// this in flight. Absent: unlimited.
+    pub receive_window: Option<Size>,
     /// Lower bound of the retransmission timeout (RFC 6298 rule 2.4).
     pub min_rto: Duration,
     /// Upper bound of the retransmission timeout.
@@ -112,6 +115,7 @@ impl Default for TcpSpec {
             mss: 1460,
             header: 40,
             initial_window: 10,
+            receive_window: None,
             min_rto: Duration(SimTime::from_millis(200)),
             max_rto: Duration(SimTime::from_millis(60_000)),
             initial_rto: Duration(SimTime::from_millis(1000)),

@@ -1,6 +1,6 @@
 //! The TCP sender/receiver machinery shared by every window-based controller:
 //! byte sequence space, ACK clocking, fast retransmit and NewReno fast recovery
-//! with partial ACKs (RFC 5681 section 3.2, RFC 6582, "impatient" timer variant),
+//! with partial ACKs (RFC 5681 section 3.2, RFC 6582, "Slow-but-Steady" timer variant),
 //! retransmission timeout (RFC 6298: SRTT/RTTVAR, minimum RTO, exponential
 //! backoff, Karn's rule), and cumulative ACKs with optional delayed ACKs
 //! (RFC 5681 section 4.2). No SACK, no handshake: data flows from the first instant.
@@ -37,7 +37,6 @@ pub struct Tcp {
     dupacks: u32,
     pub in_recovery: bool,
     recover: Option<u64>,
-    partial_seen: bool,
     srtt: f64,
     rttvar: f64,
     has_rtt: bool,
@@ -76,7 +75,6 @@ impl Tcp {
             dupacks: 0,
             in_recovery: false,
             recover: None,
-            partial_seen: false,
             srtt: 0.0,
             rttvar: 0.0,
             has_rtt: false,
@@ -142,12 +140,25 @@ impl Tcp {
     pub fn try_send(&mut self, now: SimTime, p: &TcpParams, out: &mut TcpOutput) {
         while self.snd_nxt < self.size {
             let len = self.seg_len(self.snd_nxt, p);
-            if self.snd_nxt + len > self.snd_una + self.st.cwnd {
+            // Send window: the smaller of cwnd and the receiver's window (RFC 5681 section 2).
+            if self.snd_nxt + len > self.snd_una + self.st.cwnd.min(p.receive_window) {
                 break;
             }
             self.send_segment(self.snd_nxt, now, p, out);
             self.snd_nxt += len;
         }
+    }
+
+    /// FlightSize for the ssthresh rules (RFC 5681 eq. 4), never more than cwnd.
+    ///
+    /// After a long NewReno recovery the cumulative ACK can sit at an old hole while
+    /// thousands of later segments have been delivered; snd_max - snd_una then
+    /// counts data long gone from the network, and halving it would set ssthresh
+    /// far above anything the path ever carried. Capping by cwnd (what Linux
+    /// halves) keeps the rule's intent: half of what the sender recently had out.
+    #[inline]
+    fn flight_for_ssthresh(&self) -> u64 {
+        (self.snd_max - self.snd_una).min(self.st.cwnd)
     }
 
     /// RTT sample R (RFC 6298 section 2).
@@ -185,7 +196,6 @@ impl Tcp {
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
             self.timed_out_since_ack = false;
-            let mut restart_timer = true;
             if self.in_recovery {
                 if self.recover.is_some_and(|r| ack >= r) {
                     // Full ACK: leave recovery with cwnd = ssthresh (RFC 6582 step 3, option 2).
@@ -201,9 +211,6 @@ impl Tcp {
                         cwnd += mss;
                     }
                     self.st.cwnd = cwnd.max(mss);
-                    // Impatient variant: only the first partial ACK resets the timer.
-                    restart_timer = !self.partial_seen;
-                    self.partial_seen = true;
                 }
             } else {
                 self.dupacks = 0;
@@ -213,7 +220,9 @@ impl Tcp {
             // RFC 6298 rules 5.2 and 5.3.
             if self.snd_una >= self.snd_max {
                 self.rto_deadline = None;
-            } else if restart_timer {
+            } else {
+                // Every ACK of new data restarts the timer, partial ACKs included
+                // (RFC 6582's "Slow-but-Steady" variant, as Linux and ns-3 do).
                 self.rto_deadline = Some(now + self.rto);
             }
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
@@ -223,11 +232,10 @@ impl Tcp {
                 self.st.cwnd += mss;
             } else if self.dupacks == p.dupack_threshold && self.recover.is_none_or(|r| ack > r) {
                 // Fast retransmit (RFC 5681 section 3.2 steps 2-4; RFC 6582 step 2).
-                let flight = self.snd_max - self.snd_una;
+                let flight = self.flight_for_ssthresh();
                 self.st.ssthresh = self.cc.on_congestion_event(&self.st, flight);
                 self.recover = Some(self.snd_max);
                 self.in_recovery = true;
-                self.partial_seen = false;
                 self.send_segment(self.snd_una, now, p, out);
                 self.st.cwnd = self.st.ssthresh + p.dupack_threshold as u64 * mss;
             }
@@ -242,7 +250,7 @@ impl Tcp {
             return;
         }
         self.timeouts += 1;
-        let flight = self.snd_max - self.snd_una;
+        let flight = self.flight_for_ssthresh();
         self.st.ssthresh = self.cc.on_timeout(&self.st, flight, self.timed_out_since_ack);
         self.timed_out_since_ack = true;
         self.st.cwnd = self.st.mss; // loss window
