@@ -38,8 +38,12 @@ impl std::error::Error for ScenarioError {}
 
 fn from_serde<E: fmt::Display>(e: serde_path_to_error::Error<E>) -> ScenarioError {
     let path = e.path().to_string();
-    let msg = e.inner().to_string();
-    // serde appends " at line L column C" for some formats; keep it, it helps.
+    let mut msg = e.inner().to_string();
+    // serde_json appends " at line L column C" of the JSON the Python layer built:
+    // meaningless to the user, whose file is TOML; the key path says where.
+    if let Some(i) = msg.find(" at line ") {
+        msg.truncate(i);
+    }
     ScenarioError::new(if path == "." { String::new() } else { path }, msg)
 }
 

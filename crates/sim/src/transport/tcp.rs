@@ -334,3 +334,166 @@ impl Tcp {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::NewReno;
+
+    const MSS: u64 = 1000;
+
+    fn params() -> TcpParams {
+        TcpParams {
+            mss: MSS as u32,
+            header: 40,
+            initial_window: 4,
+            receive_window: u64::MAX,
+            min_rto: SimTime::from_millis(200),
+            max_rto: SimTime::from_millis(60_000),
+            initial_rto: SimTime::from_millis(1000),
+            delayed_ack: false,
+            delayed_ack_timeout: SimTime::from_millis(200),
+            dupack_threshold: 3,
+        }
+    }
+
+    fn conn(size: u64) -> Tcp {
+        Tcp::new(0, 0, size, 0, 1, Controller::NewReno(NewReno), &params())
+    }
+
+    fn ack(seq: u64, ts: SimTime, retx: bool) -> Packet {
+        Packet { slot: 0, uid: 0, seq, ts, len: 0, size: 40, route: 1, hop: 0, flags: ACK | if retx { RETX } else { 0 } }
+    }
+
+    fn ms(x: u64) -> SimTime {
+        SimTime::from_millis(x)
+    }
+
+    #[test]
+    fn slow_start_then_congestion_avoidance() {
+        let p = params();
+        let mut t = conn(u64::MAX);
+        let mut out = Vec::new();
+        t.try_send(ms(0), &p, &mut out);
+        assert_eq!(out.len(), 4); // initial window
+        out.clear();
+        t.on_ack(&ack(1000, ms(0), false), ms(100), &p, &mut out);
+        // Slow start: +1 MSS per ACK of one MSS, and two segments go out.
+        assert_eq!(t.st.cwnd, 5 * MSS);
+        assert_eq!(out.len(), 2);
+        // Congestion avoidance: +MSS*MSS/cwnd per ACK.
+        t.st.ssthresh = 5 * MSS;
+        t.on_ack(&ack(2000, ms(0), false), ms(100), &p, &mut out);
+        assert_eq!(t.st.cwnd, 5 * MSS + MSS * MSS / (5 * MSS));
+    }
+
+    #[test]
+    fn rtt_estimator_and_karn() {
+        let p = params();
+        let mut t = conn(u64::MAX);
+        let mut out = Vec::new();
+        t.try_send(ms(0), &p, &mut out);
+        // First sample R = 100 ms: SRTT = R, RTTVAR = R/2, RTO = R + 4 R/2 = 300 ms (RFC 6298 2.2).
+        t.on_ack(&ack(1000, ms(0), false), ms(100), &p, &mut out);
+        assert_eq!(t.rto, ms(300));
+        assert_eq!(t.srtt_secs(), Some(0.1));
+        // An ACK echoing a retransmission gives no sample (Karn): RTO unchanged.
+        t.on_ack(&ack(2000, ms(0), true), ms(900), &p, &mut out);
+        assert_eq!(t.rto, ms(300));
+        // Second sample R' = 50 ms: RTTVAR = 3/4*50 + 1/4*|100-50| = 50, SRTT = 93.75, RTO = 293.75 ms.
+        t.on_ack(&ack(3000, ms(950), false), ms(1000), &p, &mut out);
+        assert_eq!(t.rto, SimTime(293_750_000));
+    }
+
+    #[test]
+    fn fast_retransmit_partial_and_full_ack() {
+        let p = params();
+        let mut t = conn(u64::MAX);
+        t.st.cwnd = 10 * MSS;
+        let mut out = Vec::new();
+        t.try_send(ms(0), &p, &mut out);
+        assert_eq!(out.len(), 10); // segments 0..10 out; 0 and 5 will be lost
+        out.clear();
+        for _ in 0..2 {
+            t.on_ack(&ack(0, ms(0), false), ms(50), &p, &mut out);
+        }
+        assert!(!t.in_recovery && out.is_empty());
+        t.on_ack(&ack(0, ms(0), false), ms(50), &p, &mut out);
+        // Third duplicate: ssthresh = FlightSize/2 = 5 MSS, retransmit segment 0,
+        // cwnd = ssthresh + 3 MSS (RFC 5681 3.2 / RFC 6582).
+        assert!(t.in_recovery);
+        assert_eq!(t.st.ssthresh, 5 * MSS);
+        assert_eq!(t.st.cwnd, 8 * MSS);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].seq, 0);
+        assert_ne!(out[0].flags & RETX, 0);
+        out.clear();
+        // Another duplicate inflates cwnd by one MSS; flight (10) still exceeds it.
+        t.on_ack(&ack(0, ms(0), false), ms(51), &p, &mut out);
+        assert_eq!(t.st.cwnd, 9 * MSS);
+        assert!(out.is_empty());
+        // Partial ACK up to the second hole (5000): retransmit it, deflate by the
+        // 5 MSS acknowledged and add one back.
+        t.on_ack(&ack(5000, ms(50), true), ms(100), &p, &mut out);
+        assert!(t.in_recovery);
+        assert_eq!(out[0].seq, 5000);
+        assert_eq!(t.st.cwnd, 9 * MSS - 5 * MSS + MSS);
+        out.clear();
+        // Full ACK (covers `recover` = 10000): leave recovery with cwnd = ssthresh.
+        t.on_ack(&ack(10_000, ms(100), true), ms(150), &p, &mut out);
+        assert!(!t.in_recovery);
+        assert_eq!(t.st.cwnd, 5 * MSS);
+    }
+
+    #[test]
+    fn timeout_backs_off_and_goes_back_n() {
+        let p = params();
+        let mut t = conn(u64::MAX);
+        let mut out = Vec::new();
+        t.try_send(ms(0), &p, &mut out);
+        assert_eq!(t.rto_deadline, Some(ms(1000))); // initial RTO 1 s
+        out.clear();
+        t.on_rto(ms(1000), &p, &mut out);
+        assert_eq!(t.timeouts, 1);
+        assert_eq!(t.st.cwnd, MSS); // loss window
+        assert_eq!(t.st.ssthresh, 2 * MSS); // max(FlightSize/2 = 2 MSS, 2 MSS)
+        assert_eq!(t.rto, ms(2000)); // doubled (RFC 6298 5.5)
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].seq, 0);
+        assert_eq!(t.rto_deadline, Some(ms(3000)));
+        // A second timeout holds ssthresh (RFC 5681) and doubles again.
+        out.clear();
+        t.on_rto(ms(3000), &p, &mut out);
+        assert_eq!(t.st.ssthresh, 2 * MSS);
+        assert_eq!(t.rto, ms(4000));
+    }
+
+    fn data(seq: u64, len: u32, ts: SimTime) -> Packet {
+        Packet { slot: 0, uid: 0, seq, ts, len, size: len + 40, route: 0, hop: 0, flags: 0 }
+    }
+
+    #[test]
+    fn receiver_acks_out_of_order_at_once_and_jumps_on_repair() {
+        let mut p = params();
+        p.delayed_ack = true;
+        let mut t = conn(5000);
+        let mut out = Vec::new();
+        assert_eq!(t.on_data(&data(0, 1000, ms(1)), ms(10), &p, &mut out), 1000);
+        assert!(out.is_empty() && t.delack_deadline == Some(ms(210))); // delayed
+        t.on_data(&data(1000, 1000, ms(2)), ms(11), &p, &mut out);
+        assert_eq!(out.len(), 1); // every second segment
+        assert_eq!(out[0].seq, 2000);
+        assert_eq!(out[0].ts, ms(1)); // echoes the earliest unacknowledged segment
+        out.clear();
+        t.on_data(&data(3000, 1000, ms(4)), ms(13), &p, &mut out); // hole at 2000
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].seq, 2000); // duplicate ACK at once
+        out.clear();
+        assert_eq!(t.on_data(&data(2000, 1000, ms(3)), ms(14), &p, &mut out), 2000);
+        assert_eq!(out[0].seq, 4000); // repair: ACK at once, cumulative jump
+        out.clear();
+        t.on_data(&data(4000, 1000, ms(5)), ms(15), &p, &mut out);
+        assert!(t.receiver_done());
+        assert_eq!(out[0].seq, 5000); // the last segment is acknowledged at once
+    }
+}
