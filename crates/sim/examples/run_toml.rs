@@ -18,6 +18,12 @@ fn main() {
     for (k, v) in &r.summary {
         println!("{k:40} {v:?}");
     }
+    // Peak resident memory of this process (Linux), for bench/engine.py.
+    if let Ok(status) = std::fs::read_to_string("/proc/self/status") {
+        if let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+            println!("peak_rss_kb {}", line.split_whitespace().nth(1).unwrap_or("?"));
+        }
+    }
     for l in &r.links {
         println!("{} util {:.4} drops {} meanq {:.2} maxq {}", l.name, l.utilization, l.drops, l.mean_queue_packets, l.max_queue_packets);
     }

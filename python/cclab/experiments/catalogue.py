@@ -135,7 +135,7 @@ def write_outcome(entry: Reproduction, outcome: Outcome, out: Path, *, quick: bo
         f"# {entry.name}: {entry.title}",
         "",
         f"- paper: `{entry.paper}`, {entry.figure}",
-        f"- size: {size} ({entry.quick_size if quick else entry.full_size})".rstrip(" ()"),
+        f"- size: {size}" + (f" ({sz})" if (sz := entry.quick_size if quick else entry.full_size) else ""),
         f"- command: `cclab reproduce {entry.name}{' --quick' if quick else ''}`",
         f"- wall time: {wall:.1f} s",
         f"- verdict: **{status}** — {outcome.verdict}",
