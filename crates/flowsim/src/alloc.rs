@@ -26,22 +26,21 @@ impl MaxMin {
     /// * `routes[e]` — link indices crossed by entity `e`.
     /// * `weights[e]` — total weight of entity `e` (0 means absent: it gets rate 0).
     /// * `rates` — output, overwritten with the rate of each entity.
-    pub fn allocate(&mut self, cap: &[f64], routes: &[&[usize]], weights: &[f64], rates: &mut [f64]) {
+    pub fn allocate<R: AsRef<[usize]>>(&mut self, cap: &[f64], routes: &[R], weights: &[f64], rates: &mut [f64]) {
         let ne = weights.len();
         self.residual.clear();
         self.residual.extend(cap.iter().map(|c| c.max(0.0)));
         self.frozen.clear();
         self.frozen.extend(weights.iter().map(|w| *w <= 0.0));
-        for (e, r) in rates.iter_mut().enumerate().take(ne) {
+        for r in rates.iter_mut().take(ne) {
             *r = 0.0;
-            let _ = e;
         }
         loop {
             self.wsum.clear();
             self.wsum.resize(cap.len(), 0.0);
             for e in 0..ne {
                 if !self.frozen[e] {
-                    for &l in routes[e] {
+                    for &l in routes[e].as_ref() {
                         self.wsum[l] += weights[e];
                     }
                 }
@@ -62,11 +61,11 @@ impl MaxMin {
                 break;
             }
             for e in 0..ne {
-                if !self.frozen[e] && routes[e].contains(&bl) {
+                if !self.frozen[e] && routes[e].as_ref().contains(&bl) {
                     self.frozen[e] = true;
                     let r = best * weights[e];
                     rates[e] = r;
-                    for &l in routes[e] {
+                    for &l in routes[e].as_ref() {
                         self.residual[l] = (self.residual[l] - r).max(0.0);
                     }
                 }

@@ -115,7 +115,6 @@ enum Role {
 struct ClassState {
     role: Role,
     policy: Option<Policy>,
-    route: Vec<usize>,
     rate: f64,
     size: SizeDist,
     long_count: u32,
@@ -213,7 +212,6 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
             ClassState {
                 role,
                 policy,
-                route: c.route.clone(),
                 rate,
                 size,
                 long_count,
@@ -472,8 +470,7 @@ impl Alloc {
             for (i, c) in cs.iter().enumerate() {
                 self.w[i] = if c.low { 0.0 } else { c.weight };
             }
-            let routes: Vec<&[usize]> = self.routes.iter().map(|r| r.as_slice()).collect();
-            self.mm.allocate(cap, &routes, &self.w, &mut self.r);
+            self.mm.allocate(cap, &self.routes, &self.w, &mut self.r);
             for (i, c) in cs.iter_mut().enumerate() {
                 c.agg = self.r[i];
             }
@@ -487,7 +484,7 @@ impl Alloc {
                 for (i, c) in cs.iter().enumerate() {
                     self.w[i] = if c.low { c.weight } else { 0.0 };
                 }
-                self.mm.allocate(&self.resid, &routes, &self.w, &mut self.r);
+                self.mm.allocate(&self.resid, &self.routes, &self.w, &mut self.r);
                 for (i, c) in cs.iter_mut().enumerate() {
                     if c.low {
                         c.agg = self.r[i];
