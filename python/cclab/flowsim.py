@@ -44,7 +44,7 @@ POLICIES: dict[str, tuple[str, ...]] = {
 _REQUIRED = {"threshold": ("n0",), "implementable": ("x_cap",), "wtcp": ("w",), "access_control": ("limit",)}
 _ADAPTIVE_DEFAULTS = {
     "fairbat": {"m0": 1.0, "m_min": 0.05, "period": 100.0, "gamma": 2e-4, "tau": 50.0},
-    "rate_tracking": {"m0": 1.0, "m_min": 0.05, "period": 50.0, "gamma": 0.01, "beta": 0.05},
+    "rate_tracking": {"m0": 1.0, "m_min": 0.05, "period": 50.0, "gamma": 0.3, "beta": 0.05},
 }
 #: Per-class metrics reported (each with a ``_ci`` half-width column in the summary).
 METRICS = ("mean_number", "mean_active", "mean_delay", "throughput", "mean_limit")

@@ -519,7 +519,7 @@ impl Alloc {
             match cs[bi].policy.unwrap() {
                 // eqs. (8), (12): nothing up to n0, x_next at n0+1, fair share beyond.
                 Policy::Threshold { n0, x_next } => {
-                    let n0 = n0 as usize;
+                    let (n, n0) = (n as i64, n0 as i64);
                     if n <= n0 {
                         0.0
                     } else if n == n0 + 1 {

@@ -49,8 +49,9 @@ pub enum Source {
 pub enum Policy {
     /// Threshold policy (background paper eqs. 8 and 12): each TCP flow gets x_n = 0 for
     /// n ≤ n0, `x_next` at n = n0+1 (default C/(k+n0+1), giving eq. 12), and C/(k+n)
-    /// for n ≥ n0+2; the CBF takes C − (n+k)x_n. Single link only.
-    Threshold { n0: u32, x_next: Option<f64> },
+    /// for n ≥ n0+2; the CBF takes C − (n+k)x_n. n0 = −1 gives the low-priority form of
+    /// eq. (9) (x_0 = `x_next`, fair share for n ≥ 1). Single link only.
+    Threshold { n0: i32, x_next: Option<f64> },
     /// Optimal implementable policy (Theorem 3, eq. 15): x_n = min(x_cap, C/(k+n)), i.e.
     /// the CBF keeps every TCP flow at rate x_cap while it can. Single link only.
     Implementable { x_cap: f64 },
@@ -206,8 +207,11 @@ impl Scenario {
                     }
                     let stream = matches!(source, Source::Stream { .. });
                     match *policy {
-                        Policy::Threshold { x_next, .. } => {
+                        Policy::Threshold { n0, x_next } => {
                             explicit += 1;
+                            if n0 < -1 {
+                                return Err(FlowsimError(format!("{p}.n0: must be >= -1, got {n0}")));
+                            }
                             if let Some(x) = x_next {
                                 nonneg(&format!("{p}.x_next"), x)?;
                             }

@@ -75,7 +75,7 @@ fn wtcp_matches_eq16() {
 
 #[test]
 fn threshold_matches_birth_death_chain() {
-    for &(k, n0, rho, xn) in &[(1u32, 3u32, 0.5, None), (2, 5, 0.6, Some(0.1))] {
+    for &(k, n0, rho, xn) in &[(1u32, 3i32, 0.5, None), (2, 5, 0.6, Some(0.1)), (2, -1, 0.3, Some(0.2))] {
         let kk = k as f64;
         let sc = scen(
             vec![short(rho, EXP1), long(k), bg(Source::Saturated, Policy::Threshold { n0, x_next: xn })],
@@ -85,9 +85,9 @@ fn threshold_matches_birth_death_chain() {
         );
         let r = simulate(&sc, 2).unwrap();
         let x = |n: usize| {
-            if n <= n0 as usize {
+            if (n as i64) <= n0 as i64 {
                 0.0
-            } else if n == n0 as usize + 1 {
+            } else if n as i64 == n0 as i64 + 1 {
                 xn.unwrap_or(1.0 / (kk + n as f64))
             } else {
                 1.0 / (kk + n as f64)

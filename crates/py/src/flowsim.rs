@@ -75,7 +75,11 @@ fn class_from(i: usize, spec: &ClassSpec) -> PyResult<Class> {
             let policy = match policy.as_str() {
                 "threshold" => {
                     allow(&["n0", "x_next"])?;
-                    Policy::Threshold { n0: p.count("n0")?, x_next: p.opt("x_next") }
+                    let n0 = p.req("n0")?;
+                    if !(n0 >= -1.0 && n0.fract() == 0.0 && n0 <= i32::MAX as f64) {
+                        return Err(PyValueError::new_err(format!("classes[{i}].n0: must be an integer >= -1, got {n0}")));
+                    }
+                    Policy::Threshold { n0: n0 as i32, x_next: p.opt("x_next") }
                 }
                 "implementable" => {
                     allow(&["x_cap"])?;
