@@ -192,3 +192,14 @@ def test_deterministic_given_seed():
 def test_bad_arguments_raise_valueerror(call, field):
     with pytest.raises(ValueError, match=field):
         call()
+
+
+def test_fig4_flowsim_rows_match_theory():
+    """The simulator rows of the background-fig4 entry (small size) sit on the theory."""
+    from cclab.experiments.reproductions.background import fig4_flowsim
+
+    df = fig4_flowsim(1, (0.6,), (0.4,), duration=1e5, replications=10, seed=3)
+    assert list(df["policy"]) == ["optimal", "implementable", "wtcp", "vanilla"]
+    half = df["ci_high"] - df["mean_flows"]
+    assert ((df["mean_flows"] - df["theory"]).abs() <= FACTOR * half).all(), df
+    assert (half <= 0.05 * df["theory"]).all()
