@@ -26,7 +26,13 @@ impl MaxMin {
     /// * `routes[e]` — link indices crossed by entity `e`.
     /// * `weights[e]` — total weight of entity `e` (0 means absent: it gets rate 0).
     /// * `rates` — output, overwritten with the rate of each entity.
-    pub fn allocate<R: AsRef<[usize]>>(&mut self, cap: &[f64], routes: &[R], weights: &[f64], rates: &mut [f64]) {
+    pub fn allocate<R: AsRef<[usize]>>(
+        &mut self,
+        cap: &[f64],
+        routes: &[R],
+        weights: &[f64],
+        rates: &mut [f64],
+    ) {
         let ne = weights.len();
         self.residual.clear();
         self.residual.extend(cap.iter().map(|c| c.max(0.0)));

@@ -59,7 +59,11 @@ impl TagHeap {
                     break;
                 }
                 let r = l + 1;
-                let c = if r < n && self.v[r].tag < self.v[l].tag { r } else { l };
+                let c = if r < n && self.v[r].tag < self.v[l].tag {
+                    r
+                } else {
+                    l
+                };
                 if self.v[c].tag >= last.tag {
                     break;
                 }
@@ -77,7 +81,9 @@ fn draw(rng: &mut Rng, s: &SizeDist) -> f64 {
     match *s {
         SizeDist::Exp { mean } => rng.exp(mean),
         // Inverse transform: X = x_m U^{-1/α}, x_m = mean (α−1)/α.
-        SizeDist::Pareto { mean, shape } => mean * (shape - 1.0) / shape * rng.open01().powf(-1.0 / shape),
+        SizeDist::Pareto { mean, shape } => {
+            mean * (shape - 1.0) / shape * rng.open01().powf(-1.0 / shape)
+        }
     }
 }
 
@@ -169,15 +175,17 @@ impl ClassState {
             usize::MAX
         }
     }
-    fn fill(&mut self, t: f64) {
+    fn fill(&mut self) {
         let cap = self.active_cap();
         while self.heap.len() < cap {
             match self.waiting.pop_front() {
-                Some((arr, size)) => self.heap.push(Job { tag: self.v + size, arr }),
+                Some((arr, size)) => self.heap.push(Job {
+                    tag: self.v + size,
+                    arr,
+                }),
                 None => break,
             }
         }
-        let _ = t;
     }
 }
 
@@ -191,13 +199,23 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
         .map(|(i, c)| {
             let (role, policy, rate, size, long_count) = match c.kind {
                 ClassKind::Short { rate, size } => (Role::Short, None, rate, size, 0),
-                ClassKind::Long { count } => (Role::Long, None, 0.0, SizeDist::Exp { mean: 1.0 }, count),
-                ClassKind::Background { source: Source::Saturated, policy } => {
-                    (Role::BgSaturated, Some(policy), 0.0, SizeDist::Exp { mean: 1.0 }, 0)
+                ClassKind::Long { count } => {
+                    (Role::Long, None, 0.0, SizeDist::Exp { mean: 1.0 }, count)
                 }
-                ClassKind::Background { source: Source::Stream { rate, size }, policy } => {
-                    (Role::BgStream, Some(policy), rate, size, 0)
-                }
+                ClassKind::Background {
+                    source: Source::Saturated,
+                    policy,
+                } => (
+                    Role::BgSaturated,
+                    Some(policy),
+                    0.0,
+                    SizeDist::Exp { mean: 1.0 },
+                    0,
+                ),
+                ClassKind::Background {
+                    source: Source::Stream { rate, size },
+                    policy,
+                } => (Role::BgStream, Some(policy), rate, size, 0),
             };
             let limit = match policy {
                 Some(Policy::AccessControl { limit }) => limit,
@@ -205,10 +223,15 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
                 _ => f64::NAN,
             };
             let period = match policy {
-                Some(Policy::Fairbat { period, .. }) | Some(Policy::RateTracking { period, .. }) => period,
+                Some(Policy::Fairbat { period, .. })
+                | Some(Policy::RateTracking { period, .. }) => period,
                 _ => f64::INFINITY,
             };
-            let route_cap = c.route.iter().map(|&l| sc.capacities[l]).fold(f64::INFINITY, f64::min);
+            let route_cap = c
+                .route
+                .iter()
+                .map(|&l| sc.capacities[l])
+                .fold(f64::INFINITY, f64::min);
             ClassState {
                 role,
                 policy,
@@ -248,7 +271,9 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
             c.next_arrival = c.rng.exp(1.0 / c.rate);
         }
     }
-    let explicit = cs.iter().position(|c| matches!(c.policy, Some(p) if p.is_explicit()));
+    let explicit = cs
+        .iter()
+        .position(|c| matches!(c.policy, Some(p) if p.is_explicit()));
     let mut alloc = Alloc::new(sc, nl);
     let warmup = sc.warmup;
     let end = sc.warmup + sc.duration;
@@ -323,11 +348,17 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
                     c.arrivals += 1;
                 }
                 if c.role == Role::Short {
-                    c.heap.push(Job { tag: c.v + size, arr: t });
+                    c.heap.push(Job {
+                        tag: c.v + size,
+                        arr: t,
+                    });
                 } else {
                     c.p_arrived += size;
                     if c.heap.len() < c.active_cap() {
-                        c.heap.push(Job { tag: c.v + size, arr: t });
+                        c.heap.push(Job {
+                            tag: c.v + size,
+                            arr: t,
+                        });
                     } else {
                         c.waiting.push_back((t, size));
                     }
@@ -343,34 +374,52 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
                     c.delay_sum += t - j.arr;
                 }
                 if !c.waiting.is_empty() {
-                    c.fill(t);
+                    c.fill();
                 }
             }
             Ev::Tick(i) => {
                 ticks += 1;
                 let c = &mut cs[i];
                 match c.policy {
-                    Some(Policy::Fairbat { m_min, period, gamma, tau, .. }) => {
+                    Some(Policy::Fairbat {
+                        m_min,
+                        period,
+                        gamma,
+                        tau,
+                        ..
+                    }) => {
                         // FAIRBAT eq. (2): m(t+1) = m(t) + γ (n(t) − τ), n = queue size.
                         let q = c.waiting.len() as f64;
                         c.limit = (c.limit + gamma * (q - tau)).max(m_min);
                         c.next_tick = t + period;
                     }
-                    Some(Policy::RateTracking { m_min, period, gamma, beta, .. }) => {
+                    Some(Policy::RateTracking {
+                        m_min,
+                        period,
+                        gamma,
+                        beta,
+                        ..
+                    }) => {
                         // §IV of the background paper: track the arriving load with the
                         // rate M backlogged connections obtain (increasing in M).
                         let load = c.p_arrived / period;
                         if !c.ewma_init {
                             c.ewma_load = load;
                             c.ewma_init = true;
-                            c.ewma_rate = if c.p_backlogged > 0.0 { c.p_potential / c.p_backlogged } else { load };
+                            c.ewma_rate = if c.p_backlogged > 0.0 {
+                                c.p_potential / c.p_backlogged
+                            } else {
+                                load
+                            };
                         } else {
                             c.ewma_load += beta * (load - c.ewma_load);
                             if c.p_backlogged > 0.0 {
-                                c.ewma_rate += beta * (c.p_potential / c.p_backlogged - c.ewma_rate);
+                                c.ewma_rate +=
+                                    beta * (c.p_potential / c.p_backlogged - c.ewma_rate);
                             }
                         }
-                        c.limit = (c.limit + gamma * (c.ewma_load - c.ewma_rate) / c.route_cap).max(m_min);
+                        c.limit = (c.limit + gamma * (c.ewma_load - c.ewma_rate) / c.route_cap)
+                            .max(m_min);
                         c.p_arrived = 0.0;
                         c.p_potential = 0.0;
                         c.p_backlogged = 0.0;
@@ -378,19 +427,33 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
                     }
                     _ => unreachable!("tick of a class without adaptive controller"),
                 }
-                c.fill(t);
+                c.fill();
             }
         }
         alloc.rates(&sc.capacities, &mut cs, explicit);
     }
 
     let d = sc.duration;
-    let mut st = RepStats { events, ticks, ..Default::default() };
+    let mut st = RepStats {
+        events,
+        ticks,
+        ..Default::default()
+    };
     for c in cs.iter() {
-        let nan_if_sat = |x: f64| if c.role == Role::BgSaturated { f64::NAN } else { x };
+        let nan_if_sat = |x: f64| {
+            if c.role == Role::BgSaturated {
+                f64::NAN
+            } else {
+                x
+            }
+        };
         st.mean_number.push(nan_if_sat(c.area_n / d));
         st.mean_active.push(nan_if_sat(c.area_active / d));
-        st.mean_delay.push(if c.departures > 0 { c.delay_sum / c.departures as f64 } else { f64::NAN });
+        st.mean_delay.push(if c.departures > 0 {
+            c.delay_sum / c.departures as f64
+        } else {
+            f64::NAN
+        });
         st.throughput.push(c.served / d);
         st.departures.push(c.departures as f64);
         st.arrivals.push(c.arrivals as f64);
@@ -443,10 +506,12 @@ impl Alloc {
                             Policy::Vanilla => (act as f64, false),
                             Policy::LowPriority => (act as f64, true),
                             // eq. (26): min(m, M) active TCP flows.
-                            Policy::AccessControl { .. } | Policy::Fairbat { .. } | Policy::RateTracking { .. } => {
-                                ((act as f64).min(c.limit), false)
+                            Policy::AccessControl { .. }
+                            | Policy::Fairbat { .. }
+                            | Policy::RateTracking { .. } => ((act as f64).min(c.limit), false),
+                            Policy::Threshold { .. } | Policy::Implementable { .. } => {
+                                unreachable!()
                             }
-                            Policy::Threshold { .. } | Policy::Implementable { .. } => unreachable!(),
                         }
                     }
                 }
@@ -484,7 +549,8 @@ impl Alloc {
                 for (i, c) in cs.iter().enumerate() {
                     self.w[i] = if c.low { c.weight } else { 0.0 };
                 }
-                self.mm.allocate(&self.resid, &self.routes, &self.w, &mut self.r);
+                self.mm
+                    .allocate(&self.resid, &self.routes, &self.w, &mut self.r);
                 for (i, c) in cs.iter_mut().enumerate() {
                     if c.low {
                         c.agg = self.r[i];

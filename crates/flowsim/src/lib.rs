@@ -86,7 +86,10 @@ pub fn simulate(sc: &Scenario, threads: usize) -> Result<Report, FlowsimError> {
         std::thread::scope(|s| {
             let chunks: Vec<(usize, &mut [Option<RepStats>])> = {
                 let per = (nrep as usize).div_ceil(threads);
-                out.chunks_mut(per).enumerate().map(|(i, c)| (i * per, c)).collect()
+                out.chunks_mut(per)
+                    .enumerate()
+                    .map(|(i, c)| (i * per, c))
+                    .collect()
             };
             for (start, chunk) in chunks {
                 s.spawn(move || {

@@ -62,11 +62,23 @@ pub enum Policy {
     AccessControl { limit: f64 },
     /// Adaptive access control of FAIRBAT (eq. 2): every `period`,
     /// M ← max(m_min, M + γ(q − τ)) where q is the number of waiting micro-flows.
-    Fairbat { m0: f64, m_min: f64, period: f64, gamma: f64, tau: f64 },
+    Fairbat {
+        m0: f64,
+        m_min: f64,
+        period: f64,
+        gamma: f64,
+        tau: f64,
+    },
     /// Rate-tracking adaptive access control (§IV of the background paper): moving
     /// averages (weight `beta` per period) of the arriving load and of the rate M
     /// backlogged TCP connections obtain; M ← max(m_min, M + γ(load − rate)/C).
-    RateTracking { m0: f64, m_min: f64, period: f64, gamma: f64, beta: f64 },
+    RateTracking {
+        m0: f64,
+        m_min: f64,
+        period: f64,
+        gamma: f64,
+        beta: f64,
+    },
     /// Vanilla: each background micro-flow is a TCP flow as soon as it arrives.
     Vanilla,
     /// Ideal low priority: the CBF uses only capacity the TCP flows leave unused.
@@ -77,11 +89,17 @@ impl Policy {
     /// True for policies that prescribe x_n directly from the number of short flows
     /// (they need the single-link state of eq. 1).
     pub fn is_explicit(&self) -> bool {
-        matches!(self, Policy::Threshold { .. } | Policy::Implementable { .. })
+        matches!(
+            self,
+            Policy::Threshold { .. } | Policy::Implementable { .. }
+        )
     }
     /// True for access-control policies (a queue of waiting micro-flows).
     pub fn is_access(&self) -> bool {
-        matches!(self, Policy::AccessControl { .. } | Policy::Fairbat { .. } | Policy::RateTracking { .. })
+        matches!(
+            self,
+            Policy::AccessControl { .. } | Policy::Fairbat { .. } | Policy::RateTracking { .. }
+        )
     }
 }
 
@@ -128,7 +146,9 @@ fn pos(name: &str, v: f64) -> Result<(), FlowsimError> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
-        Err(FlowsimError(format!("{name}: must be positive and finite, got {v}")))
+        Err(FlowsimError(format!(
+            "{name}: must be positive and finite, got {v}"
+        )))
     }
 }
 
@@ -136,7 +156,9 @@ fn nonneg(name: &str, v: f64) -> Result<(), FlowsimError> {
     if v.is_finite() && v >= 0.0 {
         Ok(())
     } else {
-        Err(FlowsimError(format!("{name}: must be non-negative and finite, got {v}")))
+        Err(FlowsimError(format!(
+            "{name}: must be non-negative and finite, got {v}"
+        )))
     }
 }
 
@@ -159,7 +181,9 @@ impl Scenario {
     /// Check every field; the error names the first offending one.
     pub fn validate(&self) -> Result<(), FlowsimError> {
         if self.capacities.is_empty() {
-            return Err(FlowsimError("capacities: at least one link is needed".into()));
+            return Err(FlowsimError(
+                "capacities: at least one link is needed".into(),
+            ));
         }
         for (l, c) in self.capacities.iter().enumerate() {
             pos(&format!("capacities[{l}]"), *c)?;
@@ -180,7 +204,9 @@ impl Scenario {
         for (i, c) in self.classes.iter().enumerate() {
             let p = format!("classes[{i}]");
             if c.route.is_empty() {
-                return Err(FlowsimError(format!("{p}.route: must cross at least one link")));
+                return Err(FlowsimError(format!(
+                    "{p}.route: must cross at least one link"
+                )));
             }
             for (j, &l) in c.route.iter().enumerate() {
                 if l >= self.capacities.len() {
@@ -210,7 +236,9 @@ impl Scenario {
                         Policy::Threshold { n0, x_next } => {
                             explicit += 1;
                             if n0 < -1 {
-                                return Err(FlowsimError(format!("{p}.n0: must be >= -1, got {n0}")));
+                                return Err(FlowsimError(format!(
+                                    "{p}.n0: must be >= -1, got {n0}"
+                                )));
                             }
                             if let Some(x) = x_next {
                                 nonneg(&format!("{p}.x_next"), x)?;
@@ -222,14 +250,26 @@ impl Scenario {
                         }
                         Policy::Wtcp { w } => pos(&format!("{p}.w"), w)?,
                         Policy::AccessControl { limit } => pos(&format!("{p}.limit"), limit)?,
-                        Policy::Fairbat { m0, m_min, period, gamma, tau } => {
+                        Policy::Fairbat {
+                            m0,
+                            m_min,
+                            period,
+                            gamma,
+                            tau,
+                        } => {
                             pos(&format!("{p}.m0"), m0)?;
                             pos(&format!("{p}.m_min"), m_min)?;
                             pos(&format!("{p}.period"), period)?;
                             pos(&format!("{p}.gamma"), gamma)?;
                             nonneg(&format!("{p}.tau"), tau)?;
                         }
-                        Policy::RateTracking { m0, m_min, period, gamma, beta } => {
+                        Policy::RateTracking {
+                            m0,
+                            m_min,
+                            period,
+                            gamma,
+                            beta,
+                        } => {
                             pos(&format!("{p}.m0"), m0)?;
                             pos(&format!("{p}.m_min"), m_min)?;
                             pos(&format!("{p}.period"), period)?;

@@ -24,7 +24,8 @@ impl Rng {
     pub fn stream(seed: u64, a: u64, b: u64) -> Rng {
         let mut st = seed ^ 0x6A09_E667_F3BC_C909;
         let x = splitmix64(&mut st);
-        let mut st = x ^ a.wrapping_mul(0xD1B5_4A32_D192_ED03) ^ b.wrapping_mul(0x8CB9_2BA7_2F3D_8DD7);
+        let mut st =
+            x ^ a.wrapping_mul(0xD1B5_4A32_D192_ED03) ^ b.wrapping_mul(0x8CB9_2BA7_2F3D_8DD7);
         let mut s = [0u64; 4];
         for v in s.iter_mut() {
             *v = splitmix64(&mut st);
@@ -95,7 +96,10 @@ mod tests {
         let mean = s / n as f64;
         let sd = (s2 / n as f64 - mean * mean).sqrt();
         // Exp(mean 2) has sd 2: the sample mean lies within 4 standard errors of 2.
-        assert!((mean - 2.0).abs() < 4.0 * sd / (n as f64).sqrt(), "mean {mean}");
+        assert!(
+            (mean - 2.0).abs() < 4.0 * sd / (n as f64).sqrt(),
+            "mean {mean}"
+        );
         assert!((sd - 2.0).abs() < 0.05, "sd {sd}");
     }
 }

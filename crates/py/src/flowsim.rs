@@ -14,10 +14,9 @@ struct Params<'a> {
 
 impl Params<'_> {
     fn req(&self, key: &str) -> PyResult<f64> {
-        self.p
-            .get(key)
-            .copied()
-            .ok_or_else(|| PyValueError::new_err(format!("{}.{key}: required parameter is missing", self.at)))
+        self.p.get(key).copied().ok_or_else(|| {
+            PyValueError::new_err(format!("{}.{key}: required parameter is missing", self.at))
+        })
     }
     fn opt(&self, key: &str) -> Option<f64> {
         self.p.get(key).copied()
@@ -44,7 +43,10 @@ impl Params<'_> {
     fn count(&self, key: &str) -> PyResult<u32> {
         let v = self.req(key)?;
         if !(v >= 0.0 && v.fract() == 0.0 && v <= u32::MAX as f64) {
-            return Err(PyValueError::new_err(format!("{}.{key}: must be a non-negative integer, got {v}", self.at)));
+            return Err(PyValueError::new_err(format!(
+                "{}.{key}: must be a non-negative integer, got {v}",
+                self.at
+            )));
         }
         Ok(v as u32)
     }
@@ -52,19 +54,30 @@ impl Params<'_> {
 
 fn class_from(i: usize, spec: &ClassSpec) -> PyResult<Class> {
     let (name, kind, policy, route, params) = spec;
-    let p = Params { at: format!("classes[{i}]"), p: params };
+    let p = Params {
+        at: format!("classes[{i}]"),
+        p: params,
+    };
     let kind = match kind.as_str() {
         "short" => {
             p.only(&["rate", "mean_size", "shape"])?;
-            ClassKind::Short { rate: p.req("rate")?, size: p.size()? }
+            ClassKind::Short {
+                rate: p.req("rate")?,
+                size: p.size()?,
+            }
         }
         "long" => {
             p.only(&["count"])?;
-            ClassKind::Long { count: p.count("count")? }
+            ClassKind::Long {
+                count: p.count("count")?,
+            }
         }
         "background" => {
             let source = match p.opt("rate") {
-                Some(rate) => Source::Stream { rate, size: p.size()? },
+                Some(rate) => Source::Stream {
+                    rate,
+                    size: p.size()?,
+                },
                 None => Source::Saturated,
             };
             let common = ["rate", "mean_size", "shape"];
@@ -135,7 +148,11 @@ fn class_from(i: usize, spec: &ClassSpec) -> PyResult<Class> {
             )))
         }
     };
-    Ok(Class { name: name.clone(), route: route.clone(), kind })
+    Ok(Class {
+        name: name.clone(),
+        route: route.clone(),
+        kind,
+    })
 }
 
 /// Run the flow-level simulator; returns a dict of per-replication statistics.
@@ -152,16 +169,31 @@ fn flowsim_run<'py>(
     seed: u64,
     threads: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let classes = classes.iter().enumerate().map(|(i, c)| class_from(i, c)).collect::<PyResult<Vec<_>>>()?;
-    let sc = Scenario { capacities, classes, duration, warmup, replications, seed };
-    let rep = py.detach(|| simulate(&sc, threads)).map_err(|e| PyValueError::new_err(e.0))?;
+    let classes = classes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| class_from(i, c))
+        .collect::<PyResult<Vec<_>>>()?;
+    let sc = Scenario {
+        capacities,
+        classes,
+        duration,
+        warmup,
+        replications,
+        seed,
+    };
+    let rep = py
+        .detach(|| simulate(&sc, threads))
+        .map_err(|e| PyValueError::new_err(e.0))?;
     let d = PyDict::new(py);
     d.set_item("names", rep.names.clone())?;
     d.set_item("events", rep.events)?;
     d.set_item("ticks", rep.ticks)?;
     d.set_item("wall_s", rep.wall_s)?;
     d.set_item("events_per_s", rep.events_per_second())?;
-    let col = |f: &dyn Fn(&cclab_flowsim::RepStats) -> Vec<f64>| -> Vec<Vec<f64>> { rep.reps.iter().map(f).collect() };
+    let col = |f: &dyn Fn(&cclab_flowsim::RepStats) -> Vec<f64>| -> Vec<Vec<f64>> {
+        rep.reps.iter().map(f).collect()
+    };
     d.set_item("mean_number", col(&|r| r.mean_number.clone()))?;
     d.set_item("mean_active", col(&|r| r.mean_active.clone()))?;
     d.set_item("mean_delay", col(&|r| r.mean_delay.clone()))?;
@@ -169,7 +201,10 @@ fn flowsim_run<'py>(
     d.set_item("departures", col(&|r| r.departures.clone()))?;
     d.set_item("arrivals", col(&|r| r.arrivals.clone()))?;
     d.set_item("mean_limit", col(&|r| r.mean_limit.clone()))?;
-    d.set_item("rep_events", rep.reps.iter().map(|r| r.events).collect::<Vec<u64>>())?;
+    d.set_item(
+        "rep_events",
+        rep.reps.iter().map(|r| r.events).collect::<Vec<u64>>(),
+    )?;
     Ok(d)
 }
 
