@@ -203,3 +203,19 @@ def test_fig4_flowsim_rows_match_theory():
     half = df["ci_high"] - df["mean_flows"]
     assert ((df["mean_flows"] - df["theory"]).abs() <= FACTOR * half).all(), df
     assert (half <= 0.05 * df["theory"]).all()
+
+
+def test_three_link_network_conserves_every_load():
+    """[BG] §IV-D topology: every stable class carries exactly its offered load, max-min per link."""
+    routes = {"route1": (0,), "route123": (0, 1, 2), "route2": (1,), "route23": (1, 2)}
+    loads = {"route123": 0.2, "route2": 0.1, "route23": 0.1}
+    classes = [flowsim.Short(load=0.3, route=routes["route1"], name="short route1")]
+    for r, load in loads.items():
+        classes.append(flowsim.Short(load=load, route=routes[r], name=f"short {r}"))
+        classes.append(flowsim.Background("fairbat", load=load, route=routes[r], name=f"bg {r}"))
+    res = flowsim.simulate(flowsim.Scenario(capacities=(1.0, 1.0, 1.0), classes=classes, duration=5e4,
+                                            replications=10, seed=15))
+    agree(res.row("short route1"), "throughput", 0.3)
+    for r, load in loads.items():
+        agree(res.row(f"short {r}"), "throughput", load, rel_width=0.06)
+        agree(res.row(f"bg {r}"), "throughput", load, rel_width=0.06)

@@ -108,4 +108,60 @@ mod tests {
         MaxMin::default().allocate(&cap, &[r, r, r], &[1.0, 0.0, 2.0], &mut rates);
         assert_eq!(rates, [1.0, 0.0, 2.0]);
     }
+
+    #[test]
+    fn random_instances_satisfy_the_max_min_bottleneck_property() {
+        // Weighted max-min fairness is characterised by: feasibility, and every entity has
+        // a saturated link on its route where its per-weight rate is the largest.
+        let mut rng = crate::rng::Rng::stream(99, 0, 0);
+        let mut mm = MaxMin::default();
+        for _ in 0..500 {
+            let nl = 1 + (rng.next_u64() % 4) as usize;
+            let ne = 1 + (rng.next_u64() % 6) as usize;
+            let cap: Vec<f64> = (0..nl).map(|_| 0.5 + rng.open01()).collect();
+            let routes: Vec<Vec<usize>> = (0..ne)
+                .map(|_| {
+                    let mut r: Vec<usize> = (0..nl).filter(|_| rng.next_u64() % 2 == 0).collect();
+                    if r.is_empty() {
+                        r.push((rng.next_u64() % nl as u64) as usize);
+                    }
+                    r
+                })
+                .collect();
+            let w: Vec<f64> = (0..ne)
+                .map(|_| {
+                    if rng.next_u64() % 5 == 0 {
+                        0.0
+                    } else {
+                        3.0 * rng.open01()
+                    }
+                })
+                .collect();
+            let mut r = vec![0.0; ne];
+            mm.allocate(&cap, &routes, &w, &mut r);
+            let mut load = vec![0.0; nl];
+            for e in 0..ne {
+                for &l in &routes[e] {
+                    load[l] += r[e];
+                }
+            }
+            for l in 0..nl {
+                assert!(load[l] <= cap[l] * (1.0 + 1e-12), "link {l} over capacity");
+            }
+            for e in 0..ne {
+                if w[e] == 0.0 {
+                    assert_eq!(r[e], 0.0);
+                    continue;
+                }
+                let lev = r[e] / w[e];
+                let has_bottleneck = routes[e].iter().any(|&l| {
+                    (load[l] - cap[l]).abs() < 1e-9
+                        && (0..ne).all(|o| {
+                            w[o] == 0.0 || !routes[o].contains(&l) || r[o] / w[o] <= lev + 1e-9
+                        })
+                });
+                assert!(has_bottleneck, "entity {e} has no bottleneck");
+            }
+        }
+    }
 }
