@@ -240,7 +240,8 @@ def number_dominance(alpha: float, rho1: float, n2: int, nu: int, n_max: int | N
         rho1: load of the short TCP flows, 0 < rho1 < 1.
         n2: number of long-lived TCP flows, integer >= 0.
         nu: number of long-lived UDP flows, integer >= 1.
-        n_max: last n checked (default 200000). The tails are compared in log space
+        n_max: last n checked (default: far enough for both tails to underflow).
+            The tails are compared in log space
             wherever both exceed e^-690 (below that they underflow), so a crossing
             further out than that (alpha extremely close to 0) is not seen.
 
@@ -252,7 +253,13 @@ def number_dominance(alpha: float, rho1: float, n2: int, nu: int, n_max: int | N
     """
     cap = _tfcbr_capacity(alpha, rho1, n2, nu)
     nu_ = _count(nu, "nu", minimum=1)
-    n_max = 200_000 if n_max is None else _count(n_max, "n_max")
+    if n_max is None:
+        # beyond the n where the slower tail drops below e^-690 nothing can be compared
+        s_slow = max(rho1 / cap, rho1)
+        n_max = 64 if s_slow == 0 else int(min(10_000_000, (700.0 + 50.0 * (n2 + nu_ + 1))
+                                               / -math.log(s_slow))) + 64
+    else:
+        n_max = _count(n_max, "n_max")
     n = np.arange(n_max + 1)
     # compare survival functions in log space: P[N_TCP <= n] <= P[N_TFCBR <= n] iff
     # P[N_TCP > n] >= P[N_TFCBR > n]; far in the tail the CDFs both round to 1
