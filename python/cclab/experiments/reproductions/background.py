@@ -341,7 +341,7 @@ def fig4_flowsim(k: int = 1, rhos=(0.5, 0.9), fs=(0.2, 0.5, 0.8), duration: floa
 
 @reproduction("background-fig4", paper=PAPER, figure="Fig. 4",
               title="Short-flow delay under optimal, implementable, wTCP and vanilla CBF policies (k = 1)",
-              quick_size="theory, f on 25 points; flowsim 3 f x 4 policies x 2 rho, 10 x 2e5",
+              quick_size="theory, f on 25 points; flowsim 3 f x 4 policies x 2 rho, 10 x 1e5",
               full_size="theory, f on 197 points; flowsim 6 f x 4 policies x 2 rho, 20 x 1e6")
 def fig4(ctx: Context) -> Outcome:
     """Fig. 4: delay of each CBF policy over the optimal one, rho = 0.5 and 0.9, k = 1."""
@@ -352,7 +352,7 @@ def fig4(ctx: Context) -> Outcome:
     df = fig4_theory(1, (0.5, 0.9), fs)
     verdict, details, agrees = fig4_verdict(df)
     try:  # second line of evidence: the flow-level simulator (needs the compiled core)
-        sim = fig4_flowsim(1, (0.5, 0.9), sim_fs, duration=2e5 if ctx.quick else 1e6,
+        sim = fig4_flowsim(1, (0.5, 0.9), sim_fs, duration=1e5 if ctx.quick else 1e6,
                            replications=10 if ctx.quick else 20, seed=ctx.seed)
     except ImportError:
         sim = None
