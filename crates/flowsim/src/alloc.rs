@@ -34,28 +34,27 @@ impl MaxMin {
         rates: &mut [f64],
     ) {
         let ne = weights.len();
+        let nl = cap.len();
         self.residual.clear();
         self.residual.extend(cap.iter().map(|c| c.max(0.0)));
         self.frozen.clear();
         self.frozen.extend(weights.iter().map(|w| *w <= 0.0));
-        for r in rates.iter_mut().take(ne) {
-            *r = 0.0;
-        }
-        loop {
-            self.wsum.clear();
-            self.wsum.resize(cap.len(), 0.0);
-            for e in 0..ne {
-                if !self.frozen[e] {
-                    for &l in routes[e].as_ref() {
-                        self.wsum[l] += weights[e];
-                    }
+        self.wsum.clear();
+        self.wsum.resize(nl, 0.0);
+        for e in 0..ne {
+            rates[e] = 0.0;
+            if !self.frozen[e] {
+                for &l in routes[e].as_ref() {
+                    self.wsum[l] += weights[e];
                 }
             }
-            // The next link to saturate: the smallest level residual/weight.
+        }
+        loop {
+            // The next link to saturate: the smallest level residual/weight of unfrozen entities.
             let mut best = f64::INFINITY;
             let mut bl = usize::MAX;
-            for l in 0..cap.len() {
-                if self.wsum[l] > 0.0 {
+            for l in 0..nl {
+                if self.wsum[l] > 1e-300 {
                     let lev = self.residual[l] / self.wsum[l];
                     if lev < best {
                         best = lev;
@@ -73,9 +72,12 @@ impl MaxMin {
                     rates[e] = r;
                     for &l in routes[e].as_ref() {
                         self.residual[l] = (self.residual[l] - r).max(0.0);
+                        self.wsum[l] -= weights[e];
                     }
                 }
             }
+            // All entities on the saturated link are frozen: drop its rounding remainder.
+            self.wsum[bl] = 0.0;
         }
     }
 }
