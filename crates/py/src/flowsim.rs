@@ -1,6 +1,214 @@
-//! Bindings of the `cclab-flowsim` crate.
+//! Bindings of the `cclab-flowsim` crate: `cclab._core.flowsim_run`.
+use cclab_flowsim::{simulate, Class, ClassKind, Policy, Scenario, SizeDist, Source};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::collections::HashMap;
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+type ClassSpec = (String, String, String, Vec<usize>, HashMap<String, f64>);
+
+struct Params<'a> {
+    at: String,
+    p: &'a HashMap<String, f64>,
+}
+
+impl Params<'_> {
+    fn req(&self, key: &str) -> PyResult<f64> {
+        self.p.get(key).copied().ok_or_else(|| {
+            PyValueError::new_err(format!("{}.{key}: required parameter is missing", self.at))
+        })
+    }
+    fn opt(&self, key: &str) -> Option<f64> {
+        self.p.get(key).copied()
+    }
+    fn only(&self, allowed: &[&str]) -> PyResult<()> {
+        for k in self.p.keys() {
+            if !allowed.contains(&k.as_str()) {
+                return Err(PyValueError::new_err(format!(
+                    "{}.{k}: unknown parameter (allowed: {})",
+                    self.at,
+                    allowed.join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+    fn size(&self) -> PyResult<SizeDist> {
+        let mean = self.opt("mean_size").unwrap_or(1.0);
+        Ok(match self.opt("shape") {
+            None => SizeDist::Exp { mean },
+            Some(shape) => SizeDist::Pareto { mean, shape },
+        })
+    }
+    fn count(&self, key: &str) -> PyResult<u32> {
+        let v = self.req(key)?;
+        if !(v >= 0.0 && v.fract() == 0.0 && v <= u32::MAX as f64) {
+            return Err(PyValueError::new_err(format!(
+                "{}.{key}: must be a non-negative integer, got {v}",
+                self.at
+            )));
+        }
+        Ok(v as u32)
+    }
+}
+
+fn class_from(i: usize, spec: &ClassSpec) -> PyResult<Class> {
+    let (name, kind, policy, route, params) = spec;
+    let p = Params {
+        at: format!("classes[{i}]"),
+        p: params,
+    };
+    let kind = match kind.as_str() {
+        "short" => {
+            p.only(&["rate", "mean_size", "shape"])?;
+            ClassKind::Short {
+                rate: p.req("rate")?,
+                size: p.size()?,
+            }
+        }
+        "long" => {
+            p.only(&["count"])?;
+            ClassKind::Long {
+                count: p.count("count")?,
+            }
+        }
+        "background" => {
+            let source = match p.opt("rate") {
+                Some(rate) => Source::Stream {
+                    rate,
+                    size: p.size()?,
+                },
+                None => Source::Saturated,
+            };
+            let common = ["rate", "mean_size", "shape"];
+            let allow = |extra: &[&str]| -> PyResult<()> {
+                let v: Vec<&str> = common.iter().chain(extra.iter()).copied().collect();
+                p.only(&v)
+            };
+            let policy = match policy.as_str() {
+                "threshold" => {
+                    allow(&["n0", "x_next"])?;
+                    let n0 = p.req("n0")?;
+                    if !(n0 >= -1.0 && n0.fract() == 0.0 && n0 <= i32::MAX as f64) {
+                        return Err(PyValueError::new_err(format!("classes[{i}].n0: must be an integer >= -1, got {n0}")));
+                    }
+                    Policy::Threshold { n0: n0 as i32, x_next: p.opt("x_next") }
+                }
+                "implementable" => {
+                    allow(&["x_cap"])?;
+                    Policy::Implementable { x_cap: p.req("x_cap")? }
+                }
+                "wtcp" => {
+                    allow(&["w"])?;
+                    Policy::Wtcp { w: p.req("w")? }
+                }
+                "access_control" => {
+                    allow(&["limit"])?;
+                    Policy::AccessControl { limit: p.req("limit")? }
+                }
+                "fairbat" => {
+                    allow(&["m0", "m_min", "period", "gamma", "tau"])?;
+                    Policy::Fairbat {
+                        m0: p.req("m0")?,
+                        m_min: p.req("m_min")?,
+                        period: p.req("period")?,
+                        gamma: p.req("gamma")?,
+                        tau: p.req("tau")?,
+                    }
+                }
+                "rate_tracking" => {
+                    allow(&["m0", "m_min", "period", "gamma", "beta"])?;
+                    Policy::RateTracking {
+                        m0: p.req("m0")?,
+                        m_min: p.req("m_min")?,
+                        period: p.req("period")?,
+                        gamma: p.req("gamma")?,
+                        beta: p.req("beta")?,
+                    }
+                }
+                "vanilla" => {
+                    allow(&[])?;
+                    Policy::Vanilla
+                }
+                "low_priority" => {
+                    allow(&[])?;
+                    Policy::LowPriority
+                }
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "classes[{i}].policy: unknown policy {other:?} (threshold, implementable, wtcp, access_control, fairbat, rate_tracking, vanilla, low_priority)"
+                    )))
+                }
+            };
+            ClassKind::Background { source, policy }
+        }
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "classes[{i}].kind: unknown kind {other:?} (short, long, background)"
+            )))
+        }
+    };
+    Ok(Class {
+        name: name.clone(),
+        route: route.clone(),
+        kind,
+    })
+}
+
+/// Run the flow-level simulator; returns a dict of per-replication statistics.
+#[pyfunction]
+#[pyo3(signature = (capacities, classes, duration, warmup, replications, seed, threads=1))]
+#[allow(clippy::too_many_arguments)]
+fn flowsim_run<'py>(
+    py: Python<'py>,
+    capacities: Vec<f64>,
+    classes: Vec<ClassSpec>,
+    duration: f64,
+    warmup: f64,
+    replications: u32,
+    seed: u64,
+    threads: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let classes = classes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| class_from(i, c))
+        .collect::<PyResult<Vec<_>>>()?;
+    let sc = Scenario {
+        capacities,
+        classes,
+        duration,
+        warmup,
+        replications,
+        seed,
+    };
+    let rep = py
+        .detach(|| simulate(&sc, threads))
+        .map_err(|e| PyValueError::new_err(e.0))?;
+    let d = PyDict::new(py);
+    d.set_item("names", rep.names.clone())?;
+    d.set_item("events", rep.events)?;
+    d.set_item("ticks", rep.ticks)?;
+    d.set_item("wall_s", rep.wall_s)?;
+    d.set_item("events_per_s", rep.events_per_second())?;
+    let col = |f: &dyn Fn(&cclab_flowsim::RepStats) -> Vec<f64>| -> Vec<Vec<f64>> {
+        rep.reps.iter().map(f).collect()
+    };
+    d.set_item("mean_number", col(&|r| r.mean_number.clone()))?;
+    d.set_item("mean_active", col(&|r| r.mean_active.clone()))?;
+    d.set_item("mean_delay", col(&|r| r.mean_delay.clone()))?;
+    d.set_item("throughput", col(&|r| r.throughput.clone()))?;
+    d.set_item("departures", col(&|r| r.departures.clone()))?;
+    d.set_item("arrivals", col(&|r| r.arrivals.clone()))?;
+    d.set_item("mean_limit", col(&|r| r.mean_limit.clone()))?;
+    d.set_item(
+        "rep_events",
+        rep.reps.iter().map(|r| r.events).collect::<Vec<u64>>(),
+    )?;
+    Ok(d)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(flowsim_run, m)?)?;
     Ok(())
 }

@@ -1,0 +1,619 @@
+//! The event-driven simulation of one replication.
+//!
+//! State: the set of flows present in each class. Between events every flow of a
+//! class receives the same rate (processor sharing within a class), so each class keeps
+//! one *virtual time* V (service received so far by any of its active flows) and a
+//! min-heap of finish tags V_activation + size: the next departure of a class is
+//! t + (min tag − V)/per-flow rate. This holds for any size distribution, so Pareto
+//! sizes cost the same as exponential ones. Events are arrivals, departures and the
+//! periodic updates of adaptive controllers; rates are recomputed after each event.
+
+use crate::alloc::MaxMin;
+use crate::model::{ClassKind, Policy, Scenario, SizeDist, Source};
+use crate::rng::Rng;
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug)]
+struct Job {
+    tag: f64,
+    arr: f64,
+}
+
+/// Binary min-heap of jobs ordered by finish tag.
+#[derive(Default, Debug)]
+struct TagHeap {
+    v: Vec<Job>,
+}
+
+impl TagHeap {
+    #[inline]
+    fn len(&self) -> usize {
+        self.v.len()
+    }
+    #[inline]
+    fn min_tag(&self) -> f64 {
+        self.v[0].tag
+    }
+    fn push(&mut self, j: Job) {
+        self.v.push(j);
+        let mut i = self.v.len() - 1;
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if self.v[p].tag <= j.tag {
+                break;
+            }
+            self.v[i] = self.v[p];
+            i = p;
+        }
+        self.v[i] = j;
+    }
+    fn pop(&mut self) -> Job {
+        let top = self.v[0];
+        let last = self.v.pop().unwrap();
+        let n = self.v.len();
+        if n > 0 {
+            let mut i = 0;
+            loop {
+                let l = 2 * i + 1;
+                if l >= n {
+                    break;
+                }
+                let r = l + 1;
+                let c = if r < n && self.v[r].tag < self.v[l].tag {
+                    r
+                } else {
+                    l
+                };
+                if self.v[c].tag >= last.tag {
+                    break;
+                }
+                self.v[i] = self.v[c];
+                i = c;
+            }
+            self.v[i] = last;
+        }
+        top
+    }
+}
+
+#[inline]
+fn draw(rng: &mut Rng, s: &SizeDist) -> f64 {
+    match *s {
+        SizeDist::Exp { mean } => rng.exp(mean),
+        // Inverse transform: X = x_m U^{-1/α}, x_m = mean (α−1)/α.
+        SizeDist::Pareto { mean, shape } => {
+            mean * (shape - 1.0) / shape * rng.open01().powf(-1.0 / shape)
+        }
+    }
+}
+
+/// Statistics of one replication, one entry per class (NaN where meaningless).
+#[derive(Debug, Clone, Default)]
+pub struct RepStats {
+    /// Time-average number of flows present (waiting + active).
+    pub mean_number: Vec<f64>,
+    /// Time-average number of active (transmitting) flows.
+    pub mean_active: Vec<f64>,
+    /// Mean sojourn time (waiting + transfer) of flows departing in the window.
+    pub mean_delay: Vec<f64>,
+    /// Mean aggregate rate received by the class.
+    pub throughput: Vec<f64>,
+    /// Flows departed in the window.
+    pub departures: Vec<f64>,
+    /// Flows arrived in the window.
+    pub arrivals: Vec<f64>,
+    /// Time-average limit M of access-control classes.
+    pub mean_limit: Vec<f64>,
+    /// Arrivals and departures over the whole run (warm-up included).
+    pub events: u64,
+    /// Controller updates over the whole run.
+    pub ticks: u64,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Role {
+    Short,
+    Long,
+    BgSaturated,
+    BgStream,
+}
+
+struct ClassState {
+    role: Role,
+    policy: Option<Policy>,
+    rate: f64,
+    size: SizeDist,
+    long_count: u32,
+    rng: Rng,
+    heap: TagHeap,
+    waiting: VecDeque<(f64, f64)>,
+    v: f64,
+    next_arrival: f64,
+    limit: f64,
+    next_tick: f64,
+    // allocation outputs
+    weight: f64,
+    low: bool,
+    agg: f64,
+    per_flow: f64,
+    // rate-tracking measurements over the current period
+    p_arrived: f64,
+    p_potential: f64,
+    p_backlogged: f64,
+    ewma_load: f64,
+    ewma_rate: f64,
+    ewma_init: bool,
+    route_cap: f64,
+    // window statistics
+    area_n: f64,
+    area_active: f64,
+    area_limit: f64,
+    served: f64,
+    delay_sum: f64,
+    departures: u64,
+    arrivals: u64,
+}
+
+impl ClassState {
+    #[inline]
+    fn active(&self) -> usize {
+        match self.role {
+            Role::Long => self.long_count as usize,
+            Role::BgSaturated => 1,
+            _ => self.heap.len(),
+        }
+    }
+    #[inline]
+    fn present(&self) -> usize {
+        self.heap.len() + self.waiting.len()
+    }
+    #[inline]
+    fn active_cap(&self) -> usize {
+        if matches!(self.policy, Some(p) if p.is_access()) {
+            (self.limit.ceil() as usize).max(1)
+        } else {
+            usize::MAX
+        }
+    }
+    fn fill(&mut self) {
+        let cap = self.active_cap();
+        while self.heap.len() < cap {
+            match self.waiting.pop_front() {
+                Some((arr, size)) => self.heap.push(Job {
+                    tag: self.v + size,
+                    arr,
+                }),
+                None => break,
+            }
+        }
+    }
+}
+
+/// Run replication `rep` of a validated scenario.
+pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
+    let nl = sc.capacities.len();
+    let mut cs: Vec<ClassState> = sc
+        .classes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (role, policy, rate, size, long_count) = match c.kind {
+                ClassKind::Short { rate, size } => (Role::Short, None, rate, size, 0),
+                ClassKind::Long { count } => {
+                    (Role::Long, None, 0.0, SizeDist::Exp { mean: 1.0 }, count)
+                }
+                ClassKind::Background {
+                    source: Source::Saturated,
+                    policy,
+                } => (
+                    Role::BgSaturated,
+                    Some(policy),
+                    0.0,
+                    SizeDist::Exp { mean: 1.0 },
+                    0,
+                ),
+                ClassKind::Background {
+                    source: Source::Stream { rate, size },
+                    policy,
+                } => (Role::BgStream, Some(policy), rate, size, 0),
+            };
+            let limit = match policy {
+                Some(Policy::AccessControl { limit }) => limit,
+                Some(Policy::Fairbat { m0, .. }) | Some(Policy::RateTracking { m0, .. }) => m0,
+                _ => f64::NAN,
+            };
+            let period = match policy {
+                Some(Policy::Fairbat { period, .. })
+                | Some(Policy::RateTracking { period, .. }) => period,
+                _ => f64::INFINITY,
+            };
+            let route_cap = c
+                .route
+                .iter()
+                .map(|&l| sc.capacities[l])
+                .fold(f64::INFINITY, f64::min);
+            ClassState {
+                role,
+                policy,
+                rate,
+                size,
+                long_count,
+                rng: Rng::stream(sc.seed, rep as u64, i as u64),
+                heap: TagHeap::default(),
+                waiting: VecDeque::new(),
+                v: 0.0,
+                next_arrival: f64::INFINITY,
+                limit,
+                next_tick: period,
+                weight: 0.0,
+                low: false,
+                agg: 0.0,
+                per_flow: 0.0,
+                p_arrived: 0.0,
+                p_potential: 0.0,
+                p_backlogged: 0.0,
+                ewma_load: 0.0,
+                ewma_rate: 0.0,
+                ewma_init: false,
+                route_cap,
+                area_n: 0.0,
+                area_active: 0.0,
+                area_limit: 0.0,
+                served: 0.0,
+                delay_sum: 0.0,
+                departures: 0,
+                arrivals: 0,
+            }
+        })
+        .collect();
+    for c in cs.iter_mut() {
+        if matches!(c.role, Role::Short | Role::BgStream) {
+            c.next_arrival = c.rng.exp(1.0 / c.rate);
+        }
+    }
+    let explicit = cs
+        .iter()
+        .position(|c| matches!(c.policy, Some(p) if p.is_explicit()));
+    let mut alloc = Alloc::new(sc, nl);
+    let warmup = sc.warmup;
+    let end = sc.warmup + sc.duration;
+    let mut t = 0.0f64;
+    let mut events = 0u64;
+    let mut ticks = 0u64;
+    alloc.rates(&sc.capacities, &mut cs, explicit);
+
+    #[derive(Clone, Copy)]
+    enum Ev {
+        Arrival(usize),
+        Departure(usize),
+        Tick(usize),
+    }
+    loop {
+        let mut tn = f64::INFINITY;
+        let mut ev = Ev::Tick(usize::MAX);
+        for (i, c) in cs.iter().enumerate() {
+            if c.next_arrival < tn {
+                tn = c.next_arrival;
+                ev = Ev::Arrival(i);
+            }
+            if c.per_flow > 0.0 && c.heap.len() > 0 {
+                let td = t + ((c.heap.min_tag() - c.v) / c.per_flow).max(0.0);
+                if td < tn {
+                    tn = td;
+                    ev = Ev::Departure(i);
+                }
+            }
+            if c.next_tick < tn {
+                tn = c.next_tick;
+                ev = Ev::Tick(i);
+            }
+        }
+        let stop = tn > end;
+        let t1 = if stop { end } else { tn };
+        let dt = t1 - t;
+        let dtm = if t1 > warmup { t1 - t.max(warmup) } else { 0.0 };
+        for c in cs.iter_mut() {
+            let act = c.active();
+            if c.role == Role::Short || c.role == Role::BgStream {
+                c.v += c.per_flow * dt;
+            }
+            if dtm > 0.0 {
+                let present = match c.role {
+                    Role::Short | Role::BgStream => c.present(),
+                    Role::Long => c.long_count as usize,
+                    Role::BgSaturated => 0,
+                };
+                c.area_n += present as f64 * dtm;
+                c.area_active += act as f64 * dtm;
+                c.served += c.agg * dtm;
+                c.area_limit += c.limit * dtm;
+            }
+            if let Some(Policy::RateTracking { .. }) = c.policy {
+                if act > 0 && c.weight > 0.0 {
+                    c.p_backlogged += dt;
+                    c.p_potential += c.limit * (c.agg / c.weight) * dt;
+                }
+            }
+        }
+        t = t1;
+        if stop {
+            break;
+        }
+        match ev {
+            Ev::Arrival(i) => {
+                events += 1;
+                let c = &mut cs[i];
+                let size = draw(&mut c.rng, &c.size);
+                if t >= warmup {
+                    c.arrivals += 1;
+                }
+                if c.role == Role::Short {
+                    c.heap.push(Job {
+                        tag: c.v + size,
+                        arr: t,
+                    });
+                } else {
+                    c.p_arrived += size;
+                    if c.heap.len() < c.active_cap() {
+                        c.heap.push(Job {
+                            tag: c.v + size,
+                            arr: t,
+                        });
+                    } else {
+                        c.waiting.push_back((t, size));
+                    }
+                }
+                c.next_arrival = t + c.rng.exp(1.0 / c.rate);
+            }
+            Ev::Departure(i) => {
+                events += 1;
+                let c = &mut cs[i];
+                let j = c.heap.pop();
+                if t >= warmup {
+                    c.departures += 1;
+                    c.delay_sum += t - j.arr;
+                }
+                if !c.waiting.is_empty() {
+                    c.fill();
+                }
+            }
+            Ev::Tick(i) => {
+                ticks += 1;
+                let c = &mut cs[i];
+                match c.policy {
+                    Some(Policy::Fairbat {
+                        m_min,
+                        period,
+                        gamma,
+                        tau,
+                        ..
+                    }) => {
+                        // FAIRBAT eq. (2): m(t+1) = m(t) + γ (n(t) − τ), n = queue size.
+                        let q = c.waiting.len() as f64;
+                        c.limit = (c.limit + gamma * (q - tau)).max(m_min);
+                        c.next_tick = t + period;
+                    }
+                    Some(Policy::RateTracking {
+                        m_min,
+                        period,
+                        gamma,
+                        beta,
+                        ..
+                    }) => {
+                        // §IV of the background paper: track the arriving load with the
+                        // rate M backlogged connections obtain (increasing in M).
+                        let load = c.p_arrived / period;
+                        if !c.ewma_init {
+                            c.ewma_load = load;
+                            c.ewma_init = true;
+                            c.ewma_rate = if c.p_backlogged > 0.0 {
+                                c.p_potential / c.p_backlogged
+                            } else {
+                                load
+                            };
+                        } else {
+                            c.ewma_load += beta * (load - c.ewma_load);
+                            if c.p_backlogged > 0.0 {
+                                c.ewma_rate +=
+                                    beta * (c.p_potential / c.p_backlogged - c.ewma_rate);
+                            }
+                        }
+                        c.limit = (c.limit + gamma * (c.ewma_load - c.ewma_rate) / c.route_cap)
+                            .max(m_min);
+                        c.p_arrived = 0.0;
+                        c.p_potential = 0.0;
+                        c.p_backlogged = 0.0;
+                        c.next_tick = t + period;
+                    }
+                    _ => unreachable!("tick of a class without adaptive controller"),
+                }
+                c.fill();
+            }
+        }
+        alloc.rates(&sc.capacities, &mut cs, explicit);
+    }
+
+    let d = sc.duration;
+    let mut st = RepStats {
+        events,
+        ticks,
+        ..Default::default()
+    };
+    for c in cs.iter() {
+        let nan_if_sat = |x: f64| {
+            if c.role == Role::BgSaturated {
+                f64::NAN
+            } else {
+                x
+            }
+        };
+        st.mean_number.push(nan_if_sat(c.area_n / d));
+        st.mean_active.push(nan_if_sat(c.area_active / d));
+        st.mean_delay.push(if c.departures > 0 {
+            c.delay_sum / c.departures as f64
+        } else {
+            f64::NAN
+        });
+        st.throughput.push(c.served / d);
+        st.departures.push(c.departures as f64);
+        st.arrivals.push(c.arrivals as f64);
+        st.mean_limit.push(c.area_limit / d);
+    }
+    st
+}
+
+/// Rate computation with reusable scratch buffers.
+struct Alloc {
+    single: bool,
+    mm: MaxMin,
+    routes: Vec<Vec<usize>>,
+    w: Vec<f64>,
+    r: Vec<f64>,
+    resid: Vec<f64>,
+}
+
+impl Alloc {
+    fn new(sc: &Scenario, nl: usize) -> Alloc {
+        Alloc {
+            single: nl == 1,
+            mm: MaxMin::default(),
+            routes: sc.classes.iter().map(|c| c.route.clone()).collect(),
+            w: vec![0.0; sc.classes.len()],
+            r: vec![0.0; sc.classes.len()],
+            resid: vec![0.0; nl],
+        }
+    }
+
+    /// Set `agg` and `per_flow` of every class from the current state.
+    fn rates(&mut self, cap: &[f64], cs: &mut [ClassState], explicit: Option<usize>) {
+        if let Some(bi) = explicit {
+            Self::explicit_rates(cap[0], cs, bi);
+            return;
+        }
+        let mut wt = 0.0;
+        let mut wl = 0.0;
+        for c in cs.iter_mut() {
+            let act = c.active();
+            let (w, low) = match c.role {
+                Role::Short => (act as f64, false),
+                Role::Long => (c.long_count as f64, false),
+                Role::BgSaturated | Role::BgStream => {
+                    if act == 0 {
+                        (0.0, false)
+                    } else {
+                        match c.policy.unwrap() {
+                            Policy::Wtcp { w } => (w, false),
+                            Policy::Vanilla => (act as f64, false),
+                            Policy::LowPriority => (act as f64, true),
+                            // eq. (26): min(m, M) active TCP flows.
+                            Policy::AccessControl { .. }
+                            | Policy::Fairbat { .. }
+                            | Policy::RateTracking { .. } => ((act as f64).min(c.limit), false),
+                            Policy::Threshold { .. } | Policy::Implementable { .. } => {
+                                unreachable!()
+                            }
+                        }
+                    }
+                }
+            };
+            c.weight = w;
+            c.low = low;
+            if low {
+                wl += w;
+            } else {
+                wt += w;
+            }
+        }
+        if self.single {
+            let c0 = cap[0];
+            let th = if wt > 0.0 { c0 / wt } else { 0.0 };
+            let tl = if wt == 0.0 && wl > 0.0 { c0 / wl } else { 0.0 };
+            for c in cs.iter_mut() {
+                c.agg = c.weight * if c.low { tl } else { th };
+            }
+        } else {
+            for (i, c) in cs.iter().enumerate() {
+                self.w[i] = if c.low { 0.0 } else { c.weight };
+            }
+            self.mm.allocate(cap, &self.routes, &self.w, &mut self.r);
+            for (i, c) in cs.iter_mut().enumerate() {
+                c.agg = self.r[i];
+            }
+            if wl > 0.0 {
+                self.resid.copy_from_slice(cap);
+                for (i, c) in cs.iter().enumerate() {
+                    for &l in &self.routes[i] {
+                        self.resid[l] -= c.agg;
+                    }
+                }
+                for (i, c) in cs.iter().enumerate() {
+                    self.w[i] = if c.low { c.weight } else { 0.0 };
+                }
+                self.mm
+                    .allocate(&self.resid, &self.routes, &self.w, &mut self.r);
+                for (i, c) in cs.iter_mut().enumerate() {
+                    if c.low {
+                        c.agg = self.r[i];
+                    }
+                }
+            }
+        }
+        for c in cs.iter_mut() {
+            let act = c.active();
+            c.per_flow = if act > 0 { c.agg / act as f64 } else { 0.0 };
+        }
+    }
+
+    /// Single-link policies that prescribe the TCP share x_n (eqs. 8, 12, 15).
+    fn explicit_rates(cap: f64, cs: &mut [ClassState], bi: usize) {
+        let mut n = 0usize;
+        let mut k = 0usize;
+        for c in cs.iter() {
+            match c.role {
+                Role::Short => n += c.heap.len(),
+                Role::Long => k += c.long_count as usize,
+                _ => {}
+            }
+        }
+        let tcp = (n + k) as f64;
+        let fair = if n + k > 0 { cap / tcp } else { 0.0 };
+        let bg_on = cs[bi].role == Role::BgSaturated || cs[bi].heap.len() > 0;
+        let x = if !bg_on {
+            // eq. (24): with no micro-flow the TCP flows share the link.
+            fair
+        } else {
+            match cs[bi].policy.unwrap() {
+                // eqs. (8), (12): nothing up to n0, x_next at n0+1, fair share beyond.
+                Policy::Threshold { n0, x_next } => {
+                    let (n, n0) = (n as i64, n0 as i64);
+                    if n <= n0 {
+                        0.0
+                    } else if n == n0 + 1 {
+                        x_next.map_or(fair, |x| x.min(fair))
+                    } else {
+                        fair
+                    }
+                }
+                // eq. (15): x_n = min(x_cap, C/(k+n)).
+                Policy::Implementable { x_cap } => x_cap.min(fair),
+                _ => unreachable!(),
+            }
+        };
+        for c in cs.iter_mut() {
+            let act = c.active();
+            c.agg = match c.role {
+                Role::Short => act as f64 * x,
+                Role::Long => c.long_count as f64 * x,
+                _ => {
+                    if bg_on {
+                        (cap - tcp * x).max(0.0)
+                    } else {
+                        0.0
+                    }
+                }
+            };
+            c.weight = act as f64;
+            c.per_flow = if act > 0 { c.agg / act as f64 } else { 0.0 };
+        }
+    }
+}
