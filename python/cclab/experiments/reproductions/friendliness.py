@@ -48,7 +48,7 @@ def alpha_beta_table(alphas, n2s=range(0, 6), nus=range(1, 6), rho1s=(0.1, 0.3, 
     return pd.DataFrame(rows)
 
 
-@reproduction("tfcbr-alpha-beta", paper=PAPER, figure="Sec. V-B, Theorems 3-4, eq. (4)",
+@reproduction("tfcbr-alpha-beta", paper=PAPER, figure="Sec. V-B",
               title="Flow-level bounds on TFCBR's alpha (β → ∞): STF-st only at α = 0, STF-μ iff α ≤ 0.5",
               quick_size="α step 1/40 on [0, 1.5], n2 0..3, nu 1..3, 3 loads",
               full_size="α step 1/200 on [0, 1.5], n2 0..5, nu 1..5, 5 loads")
