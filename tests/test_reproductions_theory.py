@@ -14,7 +14,6 @@ def test_background_entries_quick(name, tmp_path):
     assert len(pd.read_csv(paths["csv"])) == len(outcome.data)
 
 
-@pytest.mark.slow
 def test_tfcbr_alpha_beta_quick(tmp_path):
     outcome, paths = catalogue.get("tfcbr-alpha-beta").run(quick=True, out=tmp_path, progress=False)
     assert outcome.agrees is True, outcome.verdict

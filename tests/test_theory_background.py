@@ -269,3 +269,25 @@ def test_bad_arguments_name_the_argument(call, arg):
     with pytest.raises(ValueError) as e:
         call()
     assert str(e.value).startswith(arg + " ")
+
+
+def test_large_scale_implementable_stays_above_optimal():
+    # k = 1000, rho = 0.999: n* ~ 1e7, the negative-binomial tail is ~e^-6500 (below any double)
+    for k, f, rho in [(1000, 0.9, 0.999), (1000, 0.5, 0.99), (100, 0.9, 0.99)]:
+        M, N = bg.implementable_mean_flows(k, f, rho), bg.optimal_mean_flows(k, f, rho)
+        assert 1.0 <= M / N < 1.0 + 1e-4
+        assert (1 - rho) * N == pytest.approx(bg.asymptotic_mean_flows(k, f), rel=2e-2)
+
+
+def test_far_tail_helpers_match_scipy_where_scipy_is_accurate():
+    from scipy import stats
+    assert bg._log_negbin_sf(400, 3, 0.2) == pytest.approx(stats.nbinom.logsf(400, 4, 0.8), rel=1e-9)
+    assert bg._log_poisson_cdf(5, 400.0) == pytest.approx(stats.poisson.logcdf(5, 400.0), rel=1e-9)
+    # beyond scipy's range, against a direct log-sum of the pmf
+    n, lam = 100, 5000.0
+    i = np.arange(n + 1)
+    direct = logsumexp(i * math.log(lam) - lam - gammaln(i + 1))
+    assert bg._log_poisson_cdf(n, lam) == pytest.approx(direct, rel=1e-10)
+    m = np.arange(3000, 200000)
+    direct_nb = logsumexp(stats.nbinom.logpmf(m, 4, 0.5))
+    assert bg._log_negbin_sf(2999, 3, 0.5) == pytest.approx(direct_nb, rel=1e-10)

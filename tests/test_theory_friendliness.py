@@ -77,6 +77,15 @@ def test_theorem3_dominance_only_at_alpha_zero():
             assert fr.tcp_short_flow_cdf(n_bad, rho1, n2, nu) >= fr.tfcbr_short_flow_cdf(n_bad, alpha, rho1, n2, nu) - 1e-15
 
 
+def test_theorem3_crossing_found_far_in_the_tail():
+    # alpha = 1e-4: the CDFs cross where both tails are ~1e-70000; found exactly in log space
+    holds, n_bad = fr.number_dominance(1e-4, 0.1, 0, 1)
+    assert not holds and n_bad > 10 ** 4
+    # crossing point of the two tails' leading terms: n log(1/(1-r)) ~ log n + const
+    r = fr.tfcbr_total_rate(1e-4, 0.1, 0, 1)
+    assert 0.5 < n_bad * -math.log1p(-r) / math.log(n_bad) < 2.0
+
+
 # ----------------------------------------------------------------- STF on samples
 
 def test_shifted_samples_are_friendly_in_every_order():

@@ -437,6 +437,57 @@ def optimal_mean_flows(k: int, f: float, rho: float) -> float:
 
 # --------------------------------------------------------------------------- implementable policies
 
+def _log_tail_series(log_ratio, chunk: int = 65536, limit: int = 10 ** 8) -> float:
+    """log sum_{j>=0} prod_{i<j} q_i for ratios q_i = exp(log_ratio(i)) that decrease below 1.
+
+    Summed in chunks until the geometric bound on the rest is below 1e-17 of the sum.
+    """
+    total = -math.inf
+    offset = 0.0
+    start = 0
+    while start < limit:
+        lr = log_ratio(np.arange(start, start + chunk))
+        partial = offset + np.concatenate([[0.0], np.cumsum(lr)])
+        terms, offset = partial[:-1], float(partial[-1])
+        total = float(np.logaddexp(total, float(np.logaddexp.reduce(terms))))
+        q_last = float(lr[-1])
+        if q_last < 0 and offset - math.log1p(-math.exp(q_last)) < total + math.log(1e-17):
+            return total
+        start += chunk
+    raise ValueError("tail series did not converge (internal error)")
+
+
+def _log_negbin_sf(n: int, k: int, rho: float) -> float:
+    """log P[X > n] for X of [BG] Lemma 1 (negative binomial), accurate far in the tail."""
+    v = float(stats.nbinom.logsf(n, k + 1, 1 - rho))
+    if v > -600.0:
+        return v
+    # P[X > n] = pmf(n+1) sum_j prod ratios, pmf(m+1)/pmf(m) = rho (m+k+1)/(m+1), decreasing
+    m0 = n + 1
+    first = float(stats.nbinom.logpmf(m0, k + 1, 1 - rho))
+    return first + _log_tail_series(lambda j: math.log(rho) + np.log(m0 + j + k + 1) - np.log(m0 + j + 1))
+
+
+def _log_poisson_cdf(n: int, lam: float) -> float:
+    """log P[Pois(lam) <= n], accurate far in the lower tail."""
+    if n < 0:
+        return -math.inf
+    v = float(stats.poisson.logcdf(n, lam))
+    if v > -600.0:
+        return v
+    # P[<= n] = pmf(n) sum_j prod_{i=n-j+1..n} i/lam (ratios decrease as i falls)
+    first = float(stats.poisson.logpmf(n, lam))
+
+    def lr(j):
+        i = n - j
+        out = np.full(j.shape, -np.inf)
+        ok = i >= 1
+        out[ok] = np.log(i[ok]) - math.log(lam)
+        return out
+
+    return first + _log_tail_series(lr)
+
+
 def _implementable_terms(k: int, rho: float, c: float):
     """Mean flows and CBF fraction under x_n = min(C/c, C/(k+n)) ([BG] eq. (15)), c >= k.
 
@@ -448,16 +499,19 @@ def _implementable_terms(k: int, rho: float, c: float):
     lam = rho * c
     pois = stats.poisson(lam)
     nb = stats.nbinom(k + 1, 1 - rho)     # X: failures before the (k+1)-th success
-    # weights normalised by e^{lam}: head = sum_{n<=n*} pmf_pois(n)
-    head = pois.cdf(n_star)
-    head_mean = lam * pois.cdf(n_star - 1) if n_star >= 1 else 0.0
-    log_link = pois.logpmf(n_star) - nb.logpmf(n_star)        # w_{n*} / P(X = n*)
-    tail = math.exp(log_link + nb.logsf(n_star))              # sum_{n>n*} w_n
-    N_tail = _negbin_conditional_mean(n_star + 1, k, rho)     # E[X | X > n*]
-    D = head + tail
-    mean = (head_mean + tail * N_tail) / D
-    # CBF rate at n <= n*: C - (n+k) C/c ; normalised by C
-    cbf = (head * (1 - k / c) - (rho * pois.cdf(n_star - 1) if n_star >= 1 else 0.0)) / D
+    # weights normalised by e^{lam}: head = sum_{n<=n*} pmf_pois(n); all in log space
+    # because the two pieces can differ by hundreds of orders of magnitude
+    log_head = _log_poisson_cdf(n_star, lam)
+    log_head_m1 = _log_poisson_cdf(n_star - 1, lam)
+    log_link = float(pois.logpmf(n_star) - nb.logpmf(n_star))   # w_{n*} / P(X = n*)
+    log_tail = log_link + _log_negbin_sf(n_star, k, rho)          # sum_{n>n*} w_n
+    N_tail = _negbin_conditional_mean(n_star + 1, k, rho)         # E[X | X > n*]
+    log_D = float(np.logaddexp(log_head, log_tail))
+    log_num = float(np.logaddexp(math.log(lam) + log_head_m1 if lam > 0 else -math.inf,
+                                 log_tail + math.log(N_tail)))
+    mean = math.exp(log_num - log_D)
+    # CBF rate at n <= n*: C - (n+k) C/c, in units of C
+    cbf = math.exp(log_head - log_D) * (1 - k / c) - rho * math.exp(log_head_m1 - log_D)
     return mean, cbf / (1 - rho)
 
 

@@ -24,6 +24,7 @@ from typing import Mapping, Sequence, Union
 import numpy as np
 import pandas as pd
 from scipy import stats
+from scipy.special import gammaln, logsumexp
 
 __all__ = [
     "ps_permanent_cdf", "tfcbr_short_flow_cdf", "tcp_short_flow_cdf", "tfcbr_total_rate",
@@ -232,42 +233,61 @@ def stf_mean_holds(alpha: float, rho1: float, n2: int, nu: int) -> bool:
     return bool(ok)
 
 
-def number_dominance(alpha: float, rho1: float, n2: int, nu: int, n_max: int | None = None):
-    """Check P[N1_TCP <= n] <= P[N1_TFCBR <= n] for n = 0..n_max ([TF] Theorem 3).
+def _log_negbin_sf(n: np.ndarray, r: int, s: float) -> np.ndarray:
+    """log P[N > n] for N = failures before the r-th success, failure probability s.
+
+    N > n iff the first n + r trials hold at most r - 1 successes, so the survival
+    function is a sum of r binomial terms, summed in log space (no underflow however
+    far in the tail).
+    """
+    n = np.asarray(n, dtype=float)[..., None]
+    i = np.arange(r, dtype=float)
+    tot = n + r
+    logs = (gammaln(tot + 1) - gammaln(i + 1) - gammaln(tot - i + 1)
+            + i * math.log1p(-s) + (tot - i) * math.log(s))
+    return logsumexp(logs, axis=-1)
+
+
+def number_dominance(alpha: float, rho1: float, n2: int, nu: int, n_max: int = 10 ** 12):
+    """Check P[N1_TCP <= n] <= P[N1_TFCBR <= n] for every n ([TF] Theorem 3).
+
+    The two survival functions (eqs. (1), (2)) are compared in log space, exactly, on
+    every n up to 4096 and on a grid growing by 0.1% per point up to ``n_max``.
 
     Args:
         alpha: TFCBR rate over the TCP rate, 0 <= alpha < 1 + n2/nu.
         rho1: load of the short TCP flows, 0 < rho1 < 1.
         n2: number of long-lived TCP flows, integer >= 0.
         nu: number of long-lived UDP flows, integer >= 1.
-        n_max: last n checked (default: far enough for both tails to underflow).
-            The tails are compared in log space
-            wherever both exceed e^-690 (below that they underflow), so a crossing
-            further out than that (alpha extremely close to 0) is not seen.
+        n_max: largest n examined (default 1e12).
 
     Returns:
-        (holds, first_violation): whether the inequality holds on 0..n_max, and the
-        first n where it fails (None if none). Theorem 3: it holds for all parameters
-        only when alpha = 0; for alpha > 0 the TFCBR tail decays more slowly
-        (ratio rho1/(1-r) > rho1), so it fails at some n.
+        (holds, first_violation): whether the inequality holds on the examined n, and
+        the first examined n where it fails (None if none; beyond n = 4096 it is located
+        to within 0.1%). Theorem 3: it holds for all parameters only when alpha = 0; for
+        alpha > 0 the TFCBR tail decays more slowly (ratio rho1/(1-r) > rho1), so it fails
+        at some n.
     """
     cap = _tfcbr_capacity(alpha, rho1, n2, nu)
-    nu_ = _count(nu, "nu", minimum=1)
-    if n_max is None:
-        # beyond the n where the slower tail drops below e^-690 nothing can be compared
-        s_slow = max(rho1 / cap, rho1)
-        n_max = 64 if s_slow == 0 else int(min(10_000_000, (700.0 + 50.0 * (n2 + nu_ + 1))
-                                               / -math.log(s_slow))) + 64
-    else:
-        n_max = _count(n_max, "n_max")
-    n = np.arange(n_max + 1)
-    # compare survival functions in log space: P[N_TCP <= n] <= P[N_TFCBR <= n] iff
-    # P[N_TCP > n] >= P[N_TFCBR > n]; far in the tail the CDFs both round to 1
-    log_s_tcp = stats.nbinom.logsf(n, n2 + nu_ + 1, 1.0 - rho1)
-    log_s_u = stats.nbinom.logsf(n, n2 + 1, 1.0 - rho1 / cap)
-    meaningful = (log_s_tcp > -690.0) & (log_s_u > -690.0)   # beyond, the tails underflow
-    bad = np.nonzero(meaningful & (log_s_u > log_s_tcp + 1e-12))[0]
-    return (len(bad) == 0, int(bad[0]) if len(bad) else None)
+    nu = _count(nu, "nu", minimum=1)
+    n_max = _count(n_max, "n_max")
+    if rho1 == 0.0:
+        return True, None      # no short flows under either protocol
+    s_u = rho1 / cap
+
+    def first_bad(grid):
+        d = _log_negbin_sf(grid, n2 + 1, s_u) - _log_negbin_sf(grid, n2 + nu + 1, rho1)
+        bad = np.nonzero(d > 1e-12)[0]
+        return int(grid[bad[0]]) if len(bad) else None
+
+    n_bad = first_bad(np.arange(min(n_max, 256) + 1, dtype=float))     # most crossings are early
+    if n_bad is None and n_max > 256:
+        n_bad = first_bad(np.arange(257, min(n_max, 4096) + 1, dtype=float))
+    if n_bad is None and n_max > 4096:
+        steps = int(math.log(n_max / 4096) / math.log(1.001)) + 2
+        sparse_n = np.unique(np.floor(4096 * 1.001 ** np.arange(1, steps)))
+        n_bad = first_bad(sparse_n[sparse_n <= n_max])
+    return (n_bad is None, n_bad)
 
 
 # --------------------------------------------------------------------------- STF on samples

@@ -253,7 +253,7 @@ def plot_fig4(df: pd.DataFrame):
                        label="paper: implementable up to 22% above optimal (ρ=0.5, Sec. II-C)")
         ax.plot([1.0], [2.0], "r*", ms=12, label="paper: vanilla doubles the delay at f = 1 (caption)")
         ax.set_ylabel(f"delay / optimal delay, ρ = {rho:g}")
-        ax.set_ylim(0.95, 2.6)
+        ax.set_ylim(0.95, 3.1)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6.5, loc="best")
     axes[-1].set_xlabel("fraction f of the excess capacity taken by the CBF")
