@@ -218,3 +218,26 @@ def test_delayed_acks_halve_ack_count():
 def test_offered_load_at_capacity_warns():
     r = cclab.run(dumbbell(duration="5s", traffic=[poisson(1.2, mean="100kB")]))
     assert any("at or above capacity" in w for w in r.warnings)
+
+
+def test_cbr_senders_exact_rate_and_queue_seen_by_arrivals():
+    # Four 2 Mbps constant-rate senders of 1500-byte packets (one every 6 ms) on a
+    # 10 Mbps link: utilization exactly 0.8, no loss. Three start 0.1 ms apart, so
+    # each period the second packet finds 1.1 ms of work left (1.2 ms service minus
+    # 0.1 ms) and the third finds one packet waiting and 2.2 ms of work.
+    r = cclab.run({
+        "duration": "10s", "warmup": "1s",
+        "links": [{"name": "bn", "from": "a", "to": "b", "rate": "10Mbps", "delay": "1ms"}],
+        "traffic": [{"name": "c", "type": "cbr", "src": "a", "dst": "b", "rate": "2Mbps",
+                     "starts": [0.0, 0.0001, 0.0002, 0.003]}],
+        "record": {"arrivals": ["bn"]},
+    })
+    bn = r.links.set_index("name").loc["bn"]
+    assert bn.utilization == pytest.approx(0.8, abs=2e-4)  # last packet's partial service
+    assert bn.drops == 0
+    assert r.summary["c.throughput_bps"] == pytest.approx(8e6, rel=1e-3)
+    a = r.arrivals[r.arrivals.link == "bn"]
+    assert len(a) == 4 * 9 / 0.006
+    backlog = np.round(a.backlog.to_numpy() * 1e4) / 1e4
+    assert sorted(set(backlog)) == [0.0, 0.0006, 0.0011, 0.0022]
+    assert (a.queue_packets <= 1).all()

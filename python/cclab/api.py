@@ -29,6 +29,9 @@ class Result:
     series: sampled time series in long form (time, metric, name, value).
     summary: scalars (per-class means, packet counters, events, wall time).
     warnings: what validation flagged (e.g. an offered load at or above capacity).
+    arrivals: the queue met by each packet arriving at the links listed in
+        ``record.arrivals`` (time, link, queue_packets, queue_bytes, backlog in
+        seconds until the transmitter is free, dropped); empty otherwise.
     """
 
     flows: pd.DataFrame
@@ -36,6 +39,7 @@ class Result:
     series: pd.DataFrame
     summary: dict
     warnings: list = field(default_factory=list)
+    arrivals: pd.DataFrame = field(default_factory=pd.DataFrame)
     scenario: dict = field(default_factory=dict)
 
     def save(self, out: Union[str, Path]) -> Path:
@@ -45,6 +49,8 @@ class Result:
         self.flows.to_parquet(out / "flows.parquet", index=False)
         self.links.to_parquet(out / "links.parquet", index=False)
         self.series.to_parquet(out / "series.parquet", index=False)
+        if len(self.arrivals):
+            self.arrivals.to_parquet(out / "arrivals.parquet", index=False)
         summary = {k: v for k, v in self.summary.items() if k not in PERF_KEYS}
         perf = {k: v for k, v in self.summary.items() if k in PERF_KEYS}
         (out / "summary.json").write_text(json.dumps(_clean(summary), indent=2, sort_keys=True) + "\n")
@@ -168,5 +174,14 @@ def _to_result(raw: dict, structure: dict) -> Result:
         "name": pd.Categorical.from_codes(np.asarray(s["name"], dtype=np.int32), categories=s["entity_names"]),
         "value": s["value"],
     })
+    a = raw["arrivals"]
+    arrivals = pd.DataFrame({
+        "time": a["time"],
+        "link": pd.Categorical.from_codes(np.asarray(a["link"], dtype=np.int32), categories=raw["link_names"]),
+        "queue_packets": a["queue_packets"].astype(np.int64),
+        "queue_bytes": a["queue_bytes"].astype(np.int64),
+        "backlog": a["backlog"],
+        "dropped": a["dropped"],
+    })
     return Result(flows=flows, links=links, series=series, summary=dict(raw["summary"]),
-                  warnings=list(raw["warnings"]), scenario=structure)
+                  warnings=list(raw["warnings"]), arrivals=arrivals, scenario=structure)

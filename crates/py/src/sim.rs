@@ -138,6 +138,17 @@ fn to_python<'py>(py: Python<'py>, r: RunResult) -> PyResult<Bound<'py, PyDict>>
     series.set_item("entity_names", s.entity_names)?;
     d.set_item("series", series)?;
 
+    let a = r.arrivals;
+    let arrivals = PyDict::new(py);
+    arrivals.set_item("time", a.time.into_pyarray(py))?;
+    arrivals.set_item("link", a.link.into_pyarray(py))?;
+    arrivals.set_item("queue_packets", a.queue_packets.into_pyarray(py))?;
+    arrivals.set_item("queue_bytes", a.queue_bytes.into_pyarray(py))?;
+    arrivals.set_item("backlog", a.backlog.into_pyarray(py))?;
+    arrivals.set_item("dropped", a.dropped.into_pyarray(py))?;
+    d.set_item("arrivals", arrivals)?;
+    d.set_item("link_names", r.link_names)?;
+
     let summary = PyDict::new(py);
     for (k, v) in r.summary {
         match v {

@@ -5,6 +5,8 @@ use crate::engine::SimTime;
 pub const ACK: u8 = 1;
 /// Data: this segment is a retransmission. ACK: the echoed segment was one (Karn's rule).
 pub const RETX: u8 = 2;
+/// A datagram of a constant-rate sender: no acknowledgment, no retransmission.
+pub const DATAGRAM: u8 = 4;
 
 /// One packet on the wire.
 #[derive(Clone, Copy, Debug)]

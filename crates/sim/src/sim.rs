@@ -1,9 +1,9 @@
 //! The packet-level simulator: builds links, routes and traffic from a `Config`,
 //! runs the event loop, and collects the tables.
 use crate::engine::{EventQueue, Rng, SimTime};
-use crate::metrics::{FlowTable, LinkRow, RunResult, Scalar, Series};
+use crate::metrics::{Arrivals, FlowTable, LinkRow, RunResult, Scalar, Series};
 use crate::net::{DropTail, Link, QueueDiscipline};
-use crate::packet::Packet;
+use crate::packet::{Packet, DATAGRAM};
 use crate::scenario::{ClassKind, Config, Protocol};
 use crate::transport::{Controller, NewReno, Tcp, TcpOutput};
 use std::time::Instant;
@@ -22,8 +22,23 @@ enum Event {
     /// Retransmission / delayed-ACK timer of a connection (slot, uid).
     Rto(u32, u32),
     DelAck(u32, u32),
+    /// Constant-rate flow `j` of a class starts.
+    CbrArrival(u16),
+    /// A constant-rate flow sends its next packet.
+    CbrSend(u32),
     /// Record one sample of the series.
     Sample,
+}
+
+/// A constant-rate sender: packet k leaves at start + k * interval (computed from
+/// k, so rounding never accumulates).
+struct CbrFlow {
+    uid: u32,
+    class: u16,
+    start: SimTime,
+    interval_ns: f64,
+    packet: u32,
+    sent: u64,
 }
 
 /// Per-flow bookkeeping kept for the flows table.
@@ -65,6 +80,7 @@ pub struct Simulation {
     routes: Vec<Vec<u32>>,
     flows: Vec<Option<Tcp>>,
     free_slots: Vec<u32>,
+    cbr: Vec<CbrFlow>,
     records: Vec<FlowRecord>,
     classes: Vec<ClassState>,
     out: TcpOutput,
@@ -78,7 +94,7 @@ pub struct Simulation {
 impl Simulation {
     /// Build a simulation; `warnings` are carried into the result.
     pub fn new(cfg: Config, warnings: Vec<String>) -> Simulation {
-        let links = cfg
+        let mut links: Vec<Link> = cfg
             .links
             .iter()
             .map(|l| {
@@ -86,6 +102,9 @@ impl Simulation {
                 Link::new(l.name.clone(), l.from, l.to, l.rate_bps, l.delay, disc, cfg.warmup)
             })
             .collect();
+        for &l in &cfg.record_arrivals {
+            links[l].record_arrivals = true;
+        }
         let mut routes = Vec::new();
         for c in &cfg.classes {
             routes.push(c.fwd_route.iter().map(|&l| l as u32).collect());
@@ -113,6 +132,7 @@ impl Simulation {
             routes,
             flows: Vec::new(),
             free_slots: Vec::new(),
+            cbr: Vec::new(),
             records: Vec::new(),
             classes,
             out: Vec::with_capacity(64),
@@ -149,6 +169,13 @@ impl Simulation {
                     }
                 }
                 ClassKind::LongLived { .. } => self.queue.push(c.start, Event::LongLivedStart(ci)),
+                ClassKind::Cbr { starts, .. } => {
+                    for &t in starts {
+                        if t < c.stop {
+                            self.queue.push(t, Event::CbrArrival(ci));
+                        }
+                    }
+                }
                 ClassKind::FlowList { flows } => {
                     if let Some(k) = flows.iter().position(|f| f.0 >= c.start) {
                         if flows[k].0 < c.stop {
@@ -233,13 +260,46 @@ impl Simulation {
                     self.queue.push(t, Event::ListedArrival(ci, k + 1));
                 }
             }
+            Event::CbrArrival(ci) => {
+                let (rate_bps, packet) = match self.cfg.classes[ci as usize].kind {
+                    ClassKind::Cbr { rate_bps, packet, .. } => (rate_bps, packet),
+                    _ => unreachable!(),
+                };
+                let uid = self.new_record(ci, u64::MAX);
+                self.cbr.push(CbrFlow { uid, class: ci, start: self.now, interval_ns: packet as f64 * 8e9 / rate_bps, packet, sent: 0 });
+                self.cbr_send((self.cbr.len() - 1) as u32);
+            }
+            Event::CbrSend(i) => self.cbr_send(i),
             Event::Rto(slot, uid) => self.timer(slot, uid, true),
             Event::DelAck(slot, uid) => self.timer(slot, uid, false),
             Event::Sample => self.sample(),
         }
     }
 
-    fn start_flow(&mut self, ci: u16, size: u64) {
+    fn cbr_send(&mut self, i: u32) {
+        let f = &mut self.cbr[i as usize];
+        let ci = f.class;
+        let pkt = Packet {
+            slot: i,
+            uid: f.uid,
+            seq: f.sent * f.packet as u64,
+            ts: self.now,
+            len: f.packet,
+            size: f.packet,
+            route: 2 * ci,
+            hop: 0,
+            flags: DATAGRAM,
+        };
+        f.sent += 1;
+        let next = f.start + SimTime((f.sent as f64 * f.interval_ns).round() as u64);
+        if next < self.cfg.classes[ci as usize].stop {
+            self.queue.push(next, Event::CbrSend(i));
+        }
+        self.counters.sent += 1;
+        self.forward(pkt);
+    }
+
+    fn new_record(&mut self, ci: u16, size: u64) -> u32 {
         let uid = self.records.len() as u32;
         self.records.push(FlowRecord {
             class: ci,
@@ -251,6 +311,11 @@ impl Simulation {
             timeouts: 0,
         });
         self.classes[ci as usize].active += 1;
+        uid
+    }
+
+    fn start_flow(&mut self, ci: u16, size: u64) {
+        let uid = self.new_record(ci, size);
         let slot = match self.free_slots.pop() {
             Some(s) => s,
             None => {
@@ -312,6 +377,14 @@ impl Simulation {
             return;
         }
         self.counters.delivered += 1;
+        if pkt.flags & DATAGRAM != 0 {
+            let cs = &mut self.classes[self.records[pkt.uid as usize].class as usize];
+            cs.delivered += pkt.len as u64;
+            if self.now >= self.cfg.warmup {
+                cs.delivered_after_warmup += pkt.len as u64;
+            }
+            return;
+        }
         let slot = pkt.slot;
         let p = &self.cfg.tcp;
         let Some(tcp) = self.flows[slot as usize].as_mut().filter(|t| t.uid == pkt.uid) else {
@@ -498,7 +571,20 @@ impl Simulation {
         put("wall_time_s", Scalar::Num(self.wall_secs));
         put("events_per_s", Scalar::Num(self.events as f64 / self.wall_secs.max(1e-9)));
         put("wall_s_per_sim_s", Scalar::Num(self.wall_secs / end.as_secs_f64().max(1e-9)));
+        let mut arrivals = Arrivals::default();
+        for (li, l) in self.links.iter().enumerate() {
+            for a in &l.arrivals {
+                arrivals.time.push(a.time.as_secs_f64());
+                arrivals.link.push(li as u16);
+                arrivals.queue_packets.push(a.queue_packets);
+                arrivals.queue_bytes.push(a.queue_bytes);
+                arrivals.backlog.push(a.backlog.as_secs_f64());
+                arrivals.dropped.push(a.dropped);
+            }
+        }
         RunResult {
+            arrivals,
+            link_names: self.links.iter().map(|l| l.name.clone()).collect(),
             class_names: self.cfg.classes.iter().map(|c| c.name.clone()).collect(),
             flows: ft,
             links,

@@ -59,6 +59,19 @@ pub struct Series {
     pub entity_names: Vec<String>,
 }
 
+/// The queue met by each packet arriving at the links listed in `record.arrivals`.
+#[derive(Clone, Debug, Default)]
+pub struct Arrivals {
+    pub time: Vec<f64>,
+    /// Index into the run's link names.
+    pub link: Vec<u16>,
+    pub queue_packets: Vec<u32>,
+    pub queue_bytes: Vec<u64>,
+    /// Seconds until the transmitter is free.
+    pub backlog: Vec<f64>,
+    pub dropped: Vec<bool>,
+}
+
 /// A summary value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Scalar {
@@ -74,6 +87,8 @@ pub struct RunResult {
     pub flows: FlowTable,
     pub links: Vec<LinkRow>,
     pub series: Series,
+    pub arrivals: Arrivals,
+    pub link_names: Vec<String>,
     pub summary: Vec<(String, Scalar)>,
     pub warnings: Vec<String>,
 }

@@ -44,6 +44,21 @@ pub struct Link {
     last_t: SimTime,
     warmup: SimTime,
     pub stats: LinkStats,
+    /// Record the queue met by every arriving packet after the warm-up.
+    pub record_arrivals: bool,
+    pub arrivals: Vec<ArrivalRecord>,
+}
+
+/// What one packet met on reaching a link.
+#[derive(Clone, Copy, Debug)]
+pub struct ArrivalRecord {
+    pub time: SimTime,
+    /// Packets waiting (not counting the one being transmitted).
+    pub queue_packets: u32,
+    pub queue_bytes: u64,
+    /// Unfinished work: time until the transmitter is free (its waiting time, if admitted).
+    pub backlog: SimTime,
+    pub dropped: bool,
 }
 
 impl Link {
@@ -61,6 +76,8 @@ impl Link {
             last_t: SimTime::ZERO,
             warmup,
             stats: LinkStats::default(),
+            record_arrivals: false,
+            arrivals: Vec::new(),
         }
     }
 
@@ -113,7 +130,17 @@ impl Link {
     pub fn offer(&mut self, now: SimTime, size: u32, end_of_run: SimTime) -> Option<SimTime> {
         self.advance(now, end_of_run);
         let q_packets = self.waiting.len() as u64;
-        if self.disc.admit(q_packets, self.q_bytes, size) == Verdict::Drop {
+        let verdict = self.disc.admit(q_packets, self.q_bytes, size);
+        if self.record_arrivals && now >= self.warmup {
+            self.arrivals.push(ArrivalRecord {
+                time: now,
+                queue_packets: q_packets as u32,
+                queue_bytes: self.q_bytes,
+                backlog: self.busy_until.saturating_sub(now),
+                dropped: verdict == Verdict::Drop,
+            });
+        }
+        if verdict == Verdict::Drop {
             if now >= self.warmup {
                 self.stats.drops += 1;
                 self.stats.bytes_dropped += size as u64;

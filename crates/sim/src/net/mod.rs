@@ -2,5 +2,5 @@
 pub mod link;
 pub mod queue;
 
-pub use link::{Link, LinkStats};
+pub use link::{ArrivalRecord, Link, LinkStats};
 pub use queue::{DropTail, QueueDiscipline, Verdict};

@@ -83,6 +83,10 @@ pub enum ClassKind {
     Poisson { rate_per_s: f64, size: SizeDist },
     LongLived { count: u32 },
     FlowList { flows: Vec<(SimTime, u64)> },
+    /// Constant-rate senders without feedback (UDP CBR; the "ideally smooth"
+    /// senders of the lower-bounds paper): one packet of `packet` bytes every
+    /// 8 packet / rate seconds from each start time on.
+    Cbr { rate_bps: f64, packet: u32, starts: Vec<SimTime> },
 }
 
 /// A traffic class in engine units.
@@ -113,6 +117,8 @@ pub struct Config {
     pub classes: Vec<ClassParams>,
     /// Sampling interval of the series table (None: not recorded).
     pub record_interval: Option<SimTime>,
+    /// Link indices whose per-arrival queue is recorded.
+    pub record_arrivals: Vec<usize>,
 }
 
 type R<T> = Result<T, ScenarioError>;
@@ -275,7 +281,8 @@ pub fn build(spec: ScenarioSpec, base_dir: &Path, seed: Option<u64>) -> R<(Confi
         };
         let kind = match c.kind.as_str() {
             "poisson" => {
-                only("count", c.count.is_some(), "long_lived")?;
+                only("count", c.count.is_some(), "long_lived or cbr")?;
+                cbr_only(c, &p)?;
                 only("file", c.file.is_some(), "flow_list")?;
                 let size = match &c.size {
                     Some(s) => size_dist(s, &format!("{p}.size"), base_dir)?,
@@ -314,6 +321,7 @@ pub fn build(spec: ScenarioSpec, base_dir: &Path, seed: Option<u64>) -> R<(Confi
                 for (k, v) in [("size", c.size.is_some()), ("load", c.load.is_some()), ("arrival_rate", c.arrival_rate.is_some())] {
                     only(k, v, "poisson")?;
                 }
+                cbr_only(c, &p)?;
                 only("file", c.file.is_some(), "flow_list")?;
                 let count = c.count.unwrap_or(1);
                 if count == 0 {
@@ -325,13 +333,56 @@ pub fn build(spec: ScenarioSpec, base_dir: &Path, seed: Option<u64>) -> R<(Confi
                 for (k, v) in [("size", c.size.is_some()), ("load", c.load.is_some()), ("arrival_rate", c.arrival_rate.is_some())] {
                     only(k, v, "poisson")?;
                 }
-                only("count", c.count.is_some(), "long_lived")?;
+                only("count", c.count.is_some(), "long_lived or cbr")?;
+                cbr_only(c, &p)?;
                 let file = c.file.as_ref().ok_or_else(|| ScenarioError::new(format!("{p}.file"), "missing: flow_list traffic needs a CSV file"))?;
                 let flows = read_flow_list(&resolve(base_dir, file), &c.name, &format!("{p}.file"))?;
                 ClassKind::FlowList { flows }
             }
+            "cbr" => {
+                for (k, v) in [("size", c.size.is_some()), ("load", c.load.is_some()), ("arrival_rate", c.arrival_rate.is_some())] {
+                    only(k, v, "poisson")?;
+                }
+                only("file", c.file.is_some(), "flow_list")?;
+                let rate_bps = match c.rate {
+                    Some(r) if r.0 > 0.0 => r.0,
+                    Some(r) => return err(format!("{p}.rate"), format!("expected a positive rate, got {} bps", r.0)),
+                    None => return err(format!("{p}.rate"), "missing: cbr traffic needs the rate of each flow"),
+                };
+                let packet = c.packet_size.unwrap_or(1500);
+                if packet == 0 {
+                    return err(format!("{p}.packet_size"), "expected a positive number of bytes, got 0");
+                }
+                let starts = match (&c.starts, c.count) {
+                    (Some(_), Some(_)) => return err(format!("{p}.count"), "give either count or starts, not both"),
+                    (Some(list), None) => {
+                        if list.is_empty() {
+                            return err(format!("{p}.starts"), "expected at least one start time");
+                        }
+                        let mut v = Vec::with_capacity(list.len());
+                        for (j, &t) in list.iter().enumerate() {
+                            if !(t >= 0.0) || !t.is_finite() {
+                                return err(format!("{p}.starts[{j}]"), format!("expected a non-negative time in seconds, got {t}"));
+                            }
+                            v.push(SimTime::from_secs_f64(t));
+                        }
+                        v
+                    }
+                    (None, n) => {
+                        let n = n.unwrap_or(1);
+                        if n == 0 {
+                            return err(format!("{p}.count"), "expected at least 1 flow");
+                        }
+                        vec![start; n as usize]
+                    }
+                };
+                for &l in &fwd_route {
+                    offered[l] += rate_bps * starts.len() as f64;
+                }
+                ClassKind::Cbr { rate_bps, packet, starts }
+            }
             other => {
-                return err(format!("{p}.type"), format!("unknown traffic type {other:?}; expected \"poisson\", \"long_lived\" or \"flow_list\""))
+                return err(format!("{p}.type"), format!("unknown traffic type {other:?}; expected \"poisson\", \"long_lived\", \"flow_list\" or \"cbr\""))
             }
         };
         classes.push(ClassParams { name: c.name.clone(), kind, src, dst, fwd_route, rev_route, protocol, start, stop });
@@ -340,9 +391,16 @@ pub fn build(spec: ScenarioSpec, base_dir: &Path, seed: Option<u64>) -> R<(Confi
         let load = bits / links[l].rate_bps;
         if load >= 1.0 {
             warnings.push(format!(
-                "link {:?}: offered load of the Poisson classes is {:.3}, at or above capacity; queues of flows will grow without bound",
+                "link {:?}: offered load of the Poisson and CBR classes is {:.3}, at or above capacity",
                 links[l].name, load
             ));
+        }
+    }
+    let mut record_arrivals = Vec::new();
+    for (j, name) in spec.record.arrivals.iter().enumerate() {
+        match link_ix.get(name) {
+            Some(&l) => record_arrivals.push(l),
+            None => return err(format!("record.arrivals[{j}]"), format!("unknown link {name:?}")),
         }
     }
     let record_interval = match spec.record.interval.0 {
@@ -359,8 +417,19 @@ pub fn build(spec: ScenarioSpec, base_dir: &Path, seed: Option<u64>) -> R<(Confi
         links,
         classes,
         record_interval,
+        record_arrivals,
     };
     Ok((config, warnings))
+}
+
+/// Keys that only cbr traffic takes.
+fn cbr_only(c: &TrafficSpec, p: &str) -> R<()> {
+    for (key, present) in [("rate", c.rate.is_some()), ("packet_size", c.packet_size.is_some()), ("starts", c.starts.is_some())] {
+        if present {
+            return err(format!("{p}.{key}"), format!("only cbr traffic takes `{key}` (this class is {:?})", c.kind));
+        }
+    }
+    Ok(())
 }
 
 fn resolve(base: &Path, file: &str) -> PathBuf {

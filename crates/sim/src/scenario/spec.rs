@@ -177,7 +177,7 @@ impl Default for QueueSpec {
 #[serde(deny_unknown_fields)]
 pub struct TrafficSpec {
     pub name: String,
-    /// "poisson", "long_lived" or "flow_list".
+    /// "poisson", "long_lived", "flow_list" or "cbr".
     #[serde(rename = "type")]
     pub kind: String,
     #[serde(default)]
@@ -202,9 +202,18 @@ pub struct TrafficSpec {
     /// Poisson: flow size distribution.
     #[serde(default)]
     pub size: Option<SizeSpec>,
-    /// long_lived: number of flows (default 1).
+    /// long_lived / cbr: number of flows (default 1).
     #[serde(default)]
     pub count: Option<u32>,
+    /// cbr: sending rate of each flow.
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    /// cbr: bytes per packet on the wire (default 1500).
+    #[serde(default)]
+    pub packet_size: Option<u32>,
+    /// cbr: start time of each flow in seconds (instead of `count` flows at `start`).
+    #[serde(default)]
+    pub starts: Option<Vec<f64>>,
     /// flow_list: CSV file with columns start (seconds), size (bytes), class.
     #[serde(default)]
     pub file: Option<String>,
@@ -245,10 +254,13 @@ pub struct SizeSpec {
 pub struct RecordSpec {
     /// Sampling interval of the `series` table ("0s" turns it off).
     pub interval: Duration,
+    /// Links at which the queue met by every arriving packet is recorded
+    /// (the `arrivals` table; after the warm-up).
+    pub arrivals: Vec<String>,
 }
 
 impl Default for RecordSpec {
     fn default() -> Self {
-        RecordSpec { interval: Duration(SimTime::from_millis(1000)) }
+        RecordSpec { interval: Duration(SimTime::from_millis(1000)), arrivals: Vec::new() }
     }
 }
