@@ -65,7 +65,7 @@ CASES = [
     (edit(("traffic", 0, "size"), {"dist": "pareto", "mean": "1MB", "shape": 0.9}), "traffic[0].size.shape: expected a shape above 1"),
     (edit(("traffic", 0, "size"), {"dist": "exponential", "mean": "big"}), 'traffic[0].size.mean: expected a size like "3MB", got "big"'),
     (edit(("traffic", 0, "size"), {"dist": "normal", "mean": "1MB"}), 'traffic[0].size.dist: unknown distribution "normal"'),
-    (edit(("traffic", 0, "count"), 3), "traffic[0].count: only long_lived traffic takes `count`"),
+    (edit(("traffic", 0, "count"), 3), "traffic[0].count: only long_lived or cbr traffic takes `count`"),
     (edit(("traffic",), []), "traffic: expected at least one traffic class"),
     (edit(("tcp",), {"mss": 0}), "tcp.mss: expected a positive number of bytes"),
     (edit(("tcp",), {"min_rto": "1 fortnight"}), 'tcp.min_rto: expected a duration like "25ms"'),
