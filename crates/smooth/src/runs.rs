@@ -16,6 +16,7 @@ struct Scratch {
 
 impl Scratch {
     /// Draw run `run`'s arrivals and compute its steady state; waits stay in `self.waits`.
+    #[allow(clippy::too_many_arguments)]
     fn run(&mut self, n: usize, dist: Dist, utilization: f64, period: i64, buffer: Option<u64>,
            max_periods: u32, seed: u64, run: usize) -> SteadyStats {
         let mut rng = Xoshiro256pp::stream(seed, run as u64);
