@@ -155,7 +155,7 @@ PCTS = np.array([0, 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 98, 99, 99.5, 
 
 @reproduction("lowerbounds-fig5", paper=PAPER, figure="Fig. 5",
               title="Queue CDFs for five inter-arrival distributions (N = 1,000, U = 1)",
-              quick_size="100 runs", full_size="1,000 runs (as the paper)")
+              quick_size="100 runs", full_size="1,000 runs, as in the paper")
 def fig5(ctx: Context) -> Outcome:
     """Pooled queue CDFs for uniform, exponential and Pareto k = 2.1, 1.8, 2.5."""
     plt = _pyplot()
@@ -204,7 +204,7 @@ def fig5(ctx: Context) -> Outcome:
 
 @reproduction("lowerbounds-fig6", paper=PAPER, figure="Fig. 6",
               title="Queue CDFs for N = 100 ... 5,000 (U = 1)",
-              quick_size="100 runs", full_size="1,000 runs (as the paper)")
+              quick_size="100 runs", full_size="1,000 runs, as in the paper")
 def fig6(ctx: Context) -> Outcome:
     """Pooled queue CDFs for several N, for each main distribution."""
     plt = _pyplot()
@@ -330,7 +330,7 @@ PAPER_FIG9 = {0.95: (25, 49, 75), 0.75: (9, 20, 34), 0.5: (2, 5, 5)}
 
 @reproduction("lowerbounds-fig8", paper=PAPER, figure="Fig. 8",
               title="Queue CDFs for utilizations 0.05 ... 1 (N = 1,000)",
-              quick_size="100 runs", full_size="1,000 runs (as the paper)")
+              quick_size="100 runs", full_size="1,000 runs, as in the paper")
 def fig8(ctx: Context) -> Outcome:
     """Pooled queue CDFs for several utilizations."""
     plt = _pyplot()
@@ -379,7 +379,8 @@ def fig8(ctx: Context) -> Outcome:
 
 @reproduction("lowerbounds-fig9", paper=PAPER, figure="Fig. 9",
               title="Top-1% queue against utilization (N = 1,000)",
-              quick_size="U on 9 points, 100 runs", full_size="U on 20 points, 1,000 runs")
+              quick_size="U on 9 points, 100 runs; 400 at the three stated U",
+              full_size="U on 20 points, 1,000 runs; 4,000 at the three stated U")
 def fig9(ctx: Context) -> Outcome:
     """Top-1 % queue against U beside the values stated in section V."""
     plt = _pyplot()
