@@ -1,0 +1,727 @@
+"""Reproductions of Podlesny and Gorinsky, "Lower Bounds on Queuing and Loss at Highly
+Multiplexed Links" (WUCSE-2007-42; ``shared/papers/lower-bounds-queuing-loss.md``),
+Figs. 4-12, plus one entry beyond the paper (N up to 10^6).
+
+All simulations use the exact steady-state method of section V (arrival times reduced
+modulo T, eq. 23) in :mod:`cclab.theory.lower_bounds`; bounds come from section IV
+(eqs. 19, 22). The paper's values are those stated in its text (its figures are not
+digitised); where the text gives a qualitative claim, we test that claim. Queue sizes are
+q = d / D in packets (eq. 6), fractional.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from cclab.experiments.catalogue import Context, Outcome, reproduction
+from cclab.theory import lower_bounds as lb
+
+PAPER = "lower-bounds-queuing-loss"
+
+#: The three main inter-arrival distributions of Fig. 2 (Pareto with k = 2.1).
+MAIN = (("uniform", 2.1), ("exponential", 2.1), ("pareto", 2.1))
+#: The five of Fig. 5 (Pareto also with k = 1.8 and 2.5).
+FIVE = MAIN + (("pareto", 1.8), ("pareto", 2.5))
+COLORS = {"uniform": "tab:blue", "exponential": "tab:orange", "pareto": "tab:green"}
+
+# Default link of section V: C = 100 Mbps, S = 1,000 bytes, so D = 80 us and T = 80 ms at N = 1,000.
+LINK_BPS = 100e6
+PACKET_BYTES = 1000
+D_SECONDS = PACKET_BYTES * 8 / LINK_BPS
+
+
+def _label(dist: str, k: float) -> str:
+    return f"Pareto k={k:g}" if dist == "pareto" else dist.capitalize()
+
+
+def _color(dist: str, k: float) -> str:
+    if dist == "pareto" and k != 2.1:
+        return {1.8: "tab:red", 2.5: "tab:purple"}.get(k, "tab:gray")
+    return COLORS[dist]
+
+
+def _runs(ctx: Context, full: int = 1000, quick: int = 100) -> int:
+    return quick if ctx.quick else full
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _md_table(df: pd.DataFrame, floatfmt: str = "{:.4g}") -> str:
+    """A DataFrame as a Markdown table (no extra dependency)."""
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "---|" * len(cols)]
+    for _, row in df.iterrows():
+        cells = []
+        for c in cols:
+            v = row[c]
+            if isinstance(v, (float, np.floating)):
+                cells.append("" if not np.isfinite(v) else floatfmt.format(v))
+            else:
+                cells.append(str(v))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- Fig. 4
+
+def queue_trace(phases: np.ndarray, waits: np.ndarray, packet_time: int, period: int,
+                boundary: int) -> tuple[np.ndarray, np.ndarray]:
+    """Unfinished work (packets) over one steady-state period, as a polyline.
+
+    Between arrivals the work drains at one packet per D (clipped at zero); an arriving packet
+    finds its wait and adds one packet. Returns (time in ticks from the period start, work in
+    packets).
+
+    phases: sorted arrival phases in ticks; waits: their steady-state waits (ticks, none
+    dropped); packet_time: D in ticks; period: T in ticks; boundary: work at the period start
+    (ticks).
+    """
+    t, q = [0], [boundary]
+    prev_t, prev_w = 0, boundary
+    for p, w in zip(np.asarray(phases).tolist(), np.asarray(waits).tolist()):
+        if prev_t + prev_w < p:
+            t += [prev_t + prev_w, p]
+            q += [0, 0]
+        t += [p, p]
+        q += [w, w + packet_time]
+        prev_t, prev_w = p, w + packet_time
+    if prev_t + prev_w < period:
+        t += [prev_t + prev_w, period]
+        q += [0, 0]
+    else:
+        t += [period]
+        q += [prev_w - (period - prev_t)]
+    return np.asarray(t, dtype=float), np.asarray(q, dtype=float) / packet_time
+
+
+@reproduction("lowerbounds-fig4", paper=PAPER, figure="Fig. 4",
+              title="One period of steady-state queuing (N = 1,000, U = 1, T = 80 ms)",
+              quick_size="one run per distribution", full_size="one run per distribution")
+def fig4(ctx: Context) -> Outcome:
+    """One steady-state period of the queue for each main distribution."""
+    plt = _pyplot()
+    n, u = 1000, 1.0
+    tpp = lb.TICKS_PER_PACKET
+    period = lb.period_ticks(n, u, tpp)
+    rows, summary = [], []
+    fig, axes = plt.subplots(3, 1, figsize=(8, 7.5), sharex=True)
+    for ax, (dist, k) in zip(axes, MAIN):
+        arr = lb.arrival_times(n, dist, u, seed=ctx.seed, run=0, k=k)
+        st = lb.steady_queue(arr, period, tpp)
+        order = np.lexsort((np.arange(n), st.phase))
+        t, q = queue_trace(st.phase[order], st.wait[order], tpp, period, int(round(st.boundary * tpp)))
+        ms = t / tpp * D_SECONDS * 1e3
+        ax.plot(ms, q, color=_color(dist, k), lw=0.8, label=f"{_label(dist, k)}: work in the link")
+        ax.plot(st.phase[order] / tpp * D_SECONDS * 1e3, st.queue[order], ".", ms=2, color="k",
+                label="queue found by each packet (eq. 6)")
+        ax.set_ylabel("queue (packets)")
+        ax.legend(loc="upper left", fontsize=8)
+        rows += [{"dist": dist, "k": k, "time_ms": a, "queue_packets": b} for a, b in zip(ms, q)]
+        summary.append({"distribution": _label(dist, k), "periods to steady state": st.periods,
+                        "mean queue": float(np.mean(st.queue)), "max queue": float(np.max(st.queue)),
+                        "queue at period start": st.boundary})
+    axes[-1].set_xlabel("time within the steady-state period [T, 2T) (ms); T = 80 ms")
+    axes[0].set_title("Fig. 4 (ours): one period of steady-state queuing, N = 1,000, U = 1\n"
+                      "paper gives no numbers for this figure")
+    fig.tight_layout()
+    s = pd.DataFrame(summary)
+    ok = bool((s["periods to steady state"] <= 2).all())
+    details = (
+        "One run per distribution (RNG stream (seed, 0)); C = 100 Mbps, S = 1,000 B, so D = 80 us "
+        "and T = 80 ms. The curve is the unfinished work in the link; dots are the queue each packet "
+        "finds (eq. 6). The paper shows the same kind of trace but states no numbers, so there is "
+        "nothing to compare quantitatively; the steady state repeated after at most 2 periods, as "
+        "section V's transformation (eq. 23) promises.\n\n" + _md_table(s))
+    return Outcome(data=pd.DataFrame(rows), figure=fig,
+                   verdict="shape as in the paper: queue builds from asynchrony alone; "
+                           f"peaks {', '.join(f'{r:.0f}' for r in s['max queue'])} packets "
+                           "(uniform, exponential, Pareto 2.1)" + ("" if ok else "; steady state NOT reached in 2 periods"),
+                   details=details, agrees=None if ok else False)
+
+
+# ----------------------------------------------------------------------------- Fig. 5
+
+PCTS = np.array([0, 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 98, 99, 99.5, 99.9, 100])
+
+
+@reproduction("lowerbounds-fig5", paper=PAPER, figure="Fig. 5",
+              title="Queue CDFs for five inter-arrival distributions (N = 1,000, U = 1)",
+              quick_size="100 runs", full_size="1,000 runs, as in the paper")
+def fig5(ctx: Context) -> Outcome:
+    """Pooled queue CDFs for uniform, exponential and Pareto k = 2.1, 1.8, 2.5."""
+    plt = _pyplot()
+    runs = _runs(ctx)
+    res = {(d, k): lb.smooth_queue(1000, d, runs=runs, seed=ctx.seed, k=k) for d, k in FIVE}
+    rows = []
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for (d, k), r in res.items():
+        x, p = r.cdf()
+        ax.plot(x, p, color=_color(d, k), label=_label(d, k))
+        for pc, v in zip(PCTS, r.percentile(PCTS)):
+            rows.append({"dist": d, "k": k, "percentile": pc, "queue_packets": v})
+    df = pd.DataFrame(rows)
+    pv = df.pivot_table(index="percentile", columns=["dist", "k"], values="queue_packets")
+    uni, exp_, par = pv[("uniform", 2.1)], pv[("exponential", 2.1)], pv[("pareto", 2.1)]
+    checks = {
+        "uniform is the smoothest (smallest 95th and 99th percentile of all five)":
+            all(uni[p] <= pv.loc[p].min() + 1e-12 for p in (95, 99)),
+        "Pareto 2.1 above exponential at the top (95th, 99th)": bool(par[95] > exp_[95] and par[99] > exp_[99]),
+        "Pareto 2.1 below exponential at the bottom (1st, 5th, 10th)":
+            bool(all(par[p] < exp_[p] for p in (1, 5, 10))),
+    }
+    ax.set_xlabel("queue size (packets)")
+    ax.set_ylabel("fraction of packets (CDF)")
+    ax.set_xlim(0, float(pv.loc[99.5].max()) * 1.05)
+    ax.set_title("Fig. 5 (ours): N = 1,000, U = 1, pooled over %d runs\n"
+                 "paper: qualitative claims only (section V text)" % runs)
+    ax.legend()
+    fig.tight_layout()
+    ok = all(checks.values())
+    table = pv.loc[[1, 5, 10, 50, 90, 95, 99]].copy()
+    table.columns = [_label(d, k) for d, k in table.columns]
+    details = (
+        "Paper (section V, text on Fig. 5): all five distributions show similar profiles with sharp "
+        "increases at the top percentiles; queuing is smoothest under Uniform; Pareto k = 2.1 gives "
+        "larger queues than Exponential at top percentiles but smaller at bottom percentiles.\n\n"
+        + "\n".join(f"- {'OK' if v else 'FAILS'}: {c}" for c, v in checks.items())
+        + "\n\nQueue (packets) at selected percentiles of the pooled packets:\n\n"
+        + _md_table(table.reset_index()))
+    return Outcome(data=df, figure=fig, agrees=ok, details=details,
+                   verdict=("all three claims of the text hold" if ok else "some claims fail") +
+                           f"; 99th percentile: uniform {uni[99]:.0f}, exponential {exp_[99]:.0f}, Pareto {par[99]:.0f}")
+
+
+# ----------------------------------------------------------------------------- Fig. 6
+
+@reproduction("lowerbounds-fig6", paper=PAPER, figure="Fig. 6",
+              title="Queue CDFs for N = 100 ... 5,000 (U = 1)",
+              quick_size="100 runs", full_size="1,000 runs, as in the paper")
+def fig6(ctx: Context) -> Outcome:
+    """Pooled queue CDFs for several N, for each main distribution."""
+    plt = _pyplot()
+    runs = _runs(ctx)
+    ns = (100, 500, 1000, 2000, 5000)
+    rows = []
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
+    for ax, (d, k) in zip(axes, MAIN):
+        for j, n in enumerate(ns):
+            r = lb.smooth_queue(n, d, runs=runs, seed=ctx.seed, k=k)
+            x, p = r.cdf()
+            ax.plot(x, p, color=plt.cm.viridis(j / (len(ns) - 1)), label=f"N = {n}")
+            for pc, v in zip(PCTS, r.percentile(PCTS)):
+                rows.append({"dist": d, "k": k, "n": n, "percentile": pc, "queue_packets": v})
+        ax.axhline(0.05, color="k", lw=0.5, ls=":")
+        ax.set_title(_label(d, k))
+        ax.set_xlabel("queue size (packets)")
+        ax.set_xlim(0, None)
+    axes[0].set_ylabel("fraction of packets (CDF)")
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"Fig. 6 (ours): U = 1, {runs} runs; paper: 5th percentile 0 at N = 100, up to ~10 packets at N = 5,000")
+    fig.tight_layout()
+    df = pd.DataFrame(rows)
+    p5 = df[df.percentile == 5].pivot_table(index="n", columns="dist", values="queue_packets")
+    grow = all(
+        np.all(np.diff(df[(df.dist == d) & (df.percentile == pc)].sort_values("n").queue_packets) > 0)
+        for d, _ in MAIN for pc in (5, 50, 95, 99))
+    low_ok = bool((p5.loc[100] < 1.5).all())
+    high = float(p5.loc[5000].max())
+    high_ok = 5.0 <= high <= 15.0
+    ok = grow and low_ok and high_ok
+    details = (
+        "Paper (section V, text on Fig. 6): larger N consistently produces longer queues; 'while "
+        "bottom 5% packets experience no queuing at all with 100 flows, queue sizes for this "
+        "percentile can be as large as 10 packets with 5,000 flows'. The paper does not say which "
+        "distribution the figure shows; we show all three. We read 'no queuing' as less than about "
+        "one packet (invisible on a packet-scale axis; our queues are fractional, eq. 6) and check "
+        "5th percentile < 1.5 packets at N = 100 and between 5 and 15 packets (largest over the "
+        "three distributions) at N = 5,000.\n\n"
+        f"- {'OK' if grow else 'FAILS'}: 5th, 50th, 95th, 99th percentiles grow with N for every distribution\n"
+        f"- {'OK' if low_ok else 'FAILS'}: 5th percentile at N = 100 below 1.5 packets\n"
+        f"- {'OK' if high_ok else 'FAILS'}: 5th percentile at N = 5,000 reaches {high:.1f} packets (paper: 'as large as 10')\n\n"
+        "5th percentile (packets):\n\n" + _md_table(p5.reset_index()))
+    return Outcome(data=df, figure=fig, agrees=ok, details=details,
+                   verdict=f"queues grow with N; 5th percentile {p5.loc[100].max():.2f} packets at N = 100 "
+                           f"and up to {high:.1f} at N = 5,000 (paper: 0 and ~10)")
+
+
+# ----------------------------------------------------------------------------- Fig. 7
+
+@reproduction("lowerbounds-fig7", paper=PAPER, figure="Fig. 7",
+              title="Top-1% queue against N with the bounds Q_min, Q_max (U = 1)",
+              quick_size="N on 8 points, 100 runs", full_size="N on 15 points, 1,000 runs")
+def fig7(ctx: Context) -> Outcome:
+    """Top-1 % queue (pooled 99th percentile) against N beside eqs. 19 and 22."""
+    plt = _pyplot()
+    runs = _runs(ctx)
+    ns = np.unique(np.round(np.geomspace(100, 5000, 8 if ctx.quick else 15)).astype(int))
+    rows = []
+    for d, k in MAIN:
+        for n in ns:
+            r = lb.smooth_queue(int(n), d, runs=runs, seed=ctx.seed, k=k)
+            qmin, qmax = lb.queue_bounds(int(n), 0.01, d, k)
+            rows.append({"dist": d, "k": k, "n": int(n), "top1_queue": r.top(0.01),
+                         "top1_per_run_mean": float(np.mean(r.top_per_run(0.01))),
+                         "q_min": qmin, "q_max": qmax, "q_clt_eq16": lb.queue_clt(int(n), 0.01, d, k)})
+    df = pd.DataFrame(rows)
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    verdicts, checks = [], {}
+    for ax, (d, k) in zip(axes, MAIN):
+        s = df[df.dist == d]
+        ax.plot(s.n, s.top1_queue, "o-", color=COLORS[d], label="simulation (ours)")
+        ax.plot(s.n, s.q_max, "k--", label="Q_max (eq. 22)")
+        ax.plot(s.n, s.q_min, "k:", label="Q_min (eq. 19)")
+        ax.plot(s.n, s.q_clt_eq16, color="gray", lw=0.8, label="eq. 16 solved (q0 = 0)")
+        ax.set_title(_label(d, k))
+        ax.set_xlabel("number of flows N")
+        ax.set_ylabel("queue of top 1% packets (packets)")
+        slope = float(np.polyfit(np.log(s.n), np.log(s.top1_queue), 1)[0])
+        big = s[s.n >= 500]
+        ratio = big.top1_queue / big.q_max
+        close = 0.2 if ctx.quick else 0.15
+        if d in ("uniform", "exponential"):
+            checks[f"{_label(d, k)}: within {close:.0%} of Q_max for N >= 500 (ratio {ratio.min():.2f}-{ratio.max():.2f})"] = \
+                bool((abs(ratio - 1) <= close).all())
+            checks[f"{_label(d, k)}: log-log slope {slope:.3f} (Theorem 1: 1/2; within 0.45-0.55)"] = 0.45 <= slope <= 0.55
+            above = s[s.top1_queue > s.q_max]
+            verdicts.append(f"{_label(d, k)} at {ratio.mean():.2f} Q_max")
+            if d == "uniform":
+                checks[f"Uniform exceeds Q_max for some N (paper: 'slightly', one subrange): "
+                       f"{'at N = ' + ', '.join(map(str, above.n)) if len(above) else 'not seen'}"] = None
+        else:
+            below = float(np.mean(s.top1_queue < s.q_min))
+            checks[f"{_label(d, k)}: mostly below Q_min ({below:.0%} of the N points)"] = below > 0.5
+            checks[f"{_label(d, k)}: below Q_max at every N (consistent with O(sqrt(N)))"] = bool((s.top1_queue < s.q_max).all())
+            checks[f"{_label(d, k)}: log-log slope {slope:.3f} over this range: the heavy tail reaches the "
+                   "sqrt(N) regime only for larger N (see lowerbounds-sqrt-n-beyond)"] = None
+            verdicts.append(f"Pareto below Q_min at {below:.0%} of N")
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"Fig. 7 (ours): top-1% queue, {runs} runs per point; paper: Uniform/Exponential "
+                 "close to Q_max, Pareto mostly below the span (section V text)")
+    fig.tight_layout()
+    ok = all(v for v in checks.values() if v is not None)
+    details = (
+        "Paper (section V, text on Fig. 7): for Uniform and Exponential the simulated top-1% queue is "
+        "'remarkably close to the upper bound' Q_max, Uniform exceeding it slightly over one subrange "
+        "of N because the analysis assumes q0 = 0; for Pareto the simulated queues are 'mostly below "
+        "the span predicted by our bounds'; all consistent with O(sqrt(N)). We measure the top-1% "
+        "queue as the 99th percentile of the pooled packets of all runs (as the CDFs); the mean of "
+        "per-run 99th percentiles is in the CSV too. 'Close' is tested as within 15% (20% in quick mode, "
+        "where 100 runs underestimate the pooled percentile).\n\n"
+        + "\n".join(f"- {'shown' if v is None else ('OK' if v else 'FAILS')}: {c}" for c, v in checks.items())
+        + "\n\n" + _md_table(df[["dist", "n", "top1_queue", "q_min", "q_max", "q_clt_eq16"]]))
+    return Outcome(data=df, figure=fig, agrees=ok, details=details,
+                   verdict="; ".join(verdicts) + "; Uniform/Exponential slopes ~1/2 (Theorem 1)")
+
+
+# ----------------------------------------------------------------------------- Figs. 8 and 9
+
+UTILS_FIG8 = (0.05, 0.25, 0.5, 0.75, 0.95, 1.0)
+PAPER_FIG9 = {0.95: (25, 49, 75), 0.75: (9, 20, 34), 0.5: (2, 5, 5)}
+
+
+@reproduction("lowerbounds-fig8", paper=PAPER, figure="Fig. 8",
+              title="Queue CDFs for utilizations 0.05 ... 1 (N = 1,000)",
+              quick_size="100 runs", full_size="1,000 runs, as in the paper")
+def fig8(ctx: Context) -> Outcome:
+    """Pooled queue CDFs for several utilizations."""
+    plt = _pyplot()
+    runs = _runs(ctx)
+    rows, zero = [], []
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
+    for ax, (d, k) in zip(axes, MAIN):
+        for j, u in enumerate(UTILS_FIG8):
+            r = lb.smooth_queue(1000, d, utilization=u, runs=runs, seed=ctx.seed, k=k)
+            x, p = r.cdf()
+            ax.plot(x, p, color=plt.cm.plasma(j / len(UTILS_FIG8)), label=f"U = {u:g}")
+            for pc, v in zip(PCTS, r.percentile(PCTS)):
+                rows.append({"dist": d, "k": k, "utilization": u, "percentile": pc, "queue_packets": v})
+            if u == 0.5:
+                zero.append({"dist": d, "80th percentile (packets)": float(r.percentile(80)),
+                             "share with no whole packet waiting": float(np.mean(r.waiting_packets == 0)),
+                             "share with zero wait": float(np.mean(r.queues == 0))})
+        ax.axhline(0.8, color="k", lw=0.5, ls=":")
+        ax.set_xscale("symlog", linthresh=1)
+        ax.set_title(_label(d, k))
+        ax.set_xlabel("queue size (packets, symlog)")
+    axes[0].set_ylabel("fraction of packets (CDF)")
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"Fig. 8 (ours): N = 1,000, {runs} runs; paper: bottom 80% see no queuing at U = 0.5")
+    fig.tight_layout()
+    df = pd.DataFrame(rows)
+    z = pd.DataFrame(zero)
+    ok_zero = bool((z["share with no whole packet waiting"] >= 0.8).all())
+    mono = all(np.all(np.diff(df[(df.dist == d) & (df.percentile == pc)].sort_values("utilization").queue_packets) >= 0)
+               for d, _ in MAIN for pc in (50, 90, 99))
+    ok = ok_zero and mono
+    details = (
+        "Paper (section V, text on Fig. 8): 'decreasing the utilization subdues the steady-state "
+        "queuing substantially. For instance, bottom 80% packets experience no queuing at all with "
+        "50% utilization.' Our queue sizes are fractional (eq. 6): a packet arriving during another's "
+        "transmission waits less than one packet time. We count 'no queuing' as no whole packet "
+        "waiting ahead (ceil(q) - 1 = 0) and also show the share with exactly zero wait.\n\n"
+        f"- {'OK' if ok_zero else 'FAILS'}: at U = 0.5 at least 80% of packets find no whole packet waiting\n"
+        f"- {'OK' if mono else 'FAILS'}: 50th, 90th, 99th percentiles grow with U for every distribution\n\n"
+        + _md_table(z))
+    return Outcome(data=df, figure=fig, agrees=ok, details=details,
+                   verdict="at U = 0.5, " + ", ".join(
+                       f"{r['share with no whole packet waiting']:.0%}" for _, r in z.iterrows())
+                           + " of packets (uniform, exponential, Pareto) find no whole packet waiting (paper: bottom 80%)")
+
+
+@reproduction("lowerbounds-fig9", paper=PAPER, figure="Fig. 9",
+              title="Top-1% queue against utilization (N = 1,000)",
+              quick_size="U on 9 points, 100 runs; 400 at the three stated U",
+              full_size="U on 20 points, 1,000 runs; 4,000 at the three stated U")
+def fig9(ctx: Context) -> Outcome:
+    """Top-1 % queue against U beside the values stated in section V."""
+    plt = _pyplot()
+    runs = _runs(ctx)
+    grid = np.round(np.linspace(0.05, 1.0, 20 if not ctx.quick else 9), 4)
+    us = np.unique(np.concatenate([grid, list(PAPER_FIG9)]))
+    rows = []
+    for d, k in MAIN:
+        for u in us:
+            # More runs where the paper states values: the pooled top-1% of 1,000 runs varies by
+            # 3-7% (1 sigma) between seeds, the paper's as much.
+            n_runs = 4 * runs if u in PAPER_FIG9 else runs
+            r = lb.smooth_queue(1000, d, utilization=float(u), runs=n_runs, seed=ctx.seed, k=k)
+            rows.append({"dist": d, "k": k, "utilization": float(u), "runs": n_runs, "top1_queue": r.top(0.01)})
+    df = pd.DataFrame(rows)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    comp = []
+    for j, (d, k) in enumerate(MAIN):
+        s = df[df.dist == d]
+        ax.plot(s.utilization, s.top1_queue, "-", color=COLORS[d], label=f"{_label(d, k)} (ours)")
+        pu = list(PAPER_FIG9)
+        pv = [PAPER_FIG9[u][j] for u in pu]
+        ax.plot(pu, pv, "kx", ms=8, label="paper, section V text" if j == 0 else None)
+        for u, want in zip(pu, pv):
+            got = float(s[np.isclose(s.utilization, u)].top1_queue.iloc[0])
+            # Ours (4,000 runs) ~3%, the paper's (1,000 runs) ~3-7% (1 sigma): 20% ~ 2.5-3 sigma.
+            tol = max(1.0, 0.2 * want) if not ctx.quick else max(1.5, 0.35 * want)
+            comp.append({"dist": d, "utilization": u, "paper": want, "ours": round(got, 1),
+                         "diff %": round(100 * (got / want - 1), 1), "agrees": abs(got - want) <= tol})
+    ax.set_yscale("log")
+    ax.set_xlabel("link utilization U")
+    ax.set_ylabel("queue of top 1% packets (packets)")
+    ax.set_title(f"Fig. 9 (ours): N = 1,000, {runs} runs per point, {4 * runs} at the paper's points")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    c = pd.DataFrame(comp)
+    top1 = df.pivot_table(index="utilization", columns="dist", values="top1_queue")
+    drop = (top1.loc[0.95] / top1.loc[0.5])
+    pareto_most = bool(drop["pareto"] >= drop.max() - 1e-12)
+    ok = bool(c.agrees.all()) and pareto_most
+    details = (
+        "Paper (section V): 'With 95% utilization, the minimum queue size for top 1% packets is 25, 49, "
+        "75 packets under the Uniform, Exponential, Pareto flow interarrival times respectively. "
+        "Decreasing U to 75% and further to 50% reduces the queue size to 9, 20, 34 packets and 2, 5, "
+        "5 packets respectively.' and 'utilization decreases help most dramatically under the Pareto "
+        "distribution'. The top-1% queue of 1,000 runs varies by 3-7% (1 sigma) between seeds; we use "
+        "4,000 runs at the stated points and accept 20% or 1 packet (35% or 1.5 packets in quick mode). "
+        "'Helps most' is tested on the range the text quantifies, U = 0.95 to 0.5 (paper's own numbers: "
+        "factors 12.5, 9.8, 15 for Uniform, Exponential, Pareto).\n\n"
+        + _md_table(c)
+        + f"\n\n- {'OK' if pareto_most else 'FAILS'}: reduction from U = 0.95 to 0.5 is largest for Pareto "
+          f"(factors: " + ", ".join(f"{k} {v:.1f}" for k, v in drop.items()) + ")")
+    return Outcome(data=df, figure=fig, agrees=ok, details=details,
+                   verdict=f"{int(c.agrees.sum())}/{len(c)} stated values matched (max deviation "
+                           f"{c['diff %'].abs().max():.0f}%); Pareto gains most from lower U" if pareto_most else
+                           f"{int(c.agrees.sum())}/{len(c)} stated values matched; Pareto does not gain most")
+
+
+# ----------------------------------------------------------------------------- Figs. 10-12 (loss)
+
+def _loss_rows(ctx: Context, runs: int, settings) -> pd.DataFrame:
+    rows = []
+    for d, k, n, u, b in settings:
+        r = lb.smooth_loss(n, d, b, utilization=u, runs=runs, seed=ctx.seed, k=k)
+        rows.append({"dist": d, "k": k, "n": n, "utilization": u, "buffer": b, "loss": r.loss,
+                     "loss_stderr": r.stderr, "max_periods": int(r.periods.max()),
+                     "all_converged": bool(r.converged.all())})
+    return pd.DataFrame(rows)
+
+
+@reproduction("lowerbounds-fig10", paper=PAPER, figure="Fig. 10",
+              title="Loss rate against N with 10- and 20-packet buffers (U = 1)",
+              quick_size="N on 7 points, 100 runs", full_size="N on 13 points, 1,000 runs")
+def fig10(ctx: Context) -> Outcome:
+    """Steady-state loss against N for B = 10 and 20."""
+    plt = _pyplot()
+    runs = _runs(ctx)
+    ns = (100, 200, 500, 1000, 2000, 3000, 5000) if ctx.quick else \
+        (100, 150, 200, 300, 500, 700, 1000, 1500, 2000, 2500, 3000, 4000, 5000)
+    df = _loss_rows(ctx, runs, [(d, k, n, 1.0, b) for d, k in MAIN for b in (10, 20) for n in ns])
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for d, k in MAIN:
+        for b, ls in ((10, "-"), (20, "--")):
+            s = df[(df.dist == d) & (df.buffer == b)]
+            ax.plot(s.n, 100 * s.loss, ls, marker="o", ms=3, color=COLORS[d], label=f"{_label(d, k)}, B = {b}")
+    for b, v in ((10, 5.0), (20, 3.0)):
+        ax.axhline(v, color="k", lw=0.6, ls=":" if b == 10 else "-.")
+        ax.text(5000, v, f" paper text: ~{v:g}% (B = {b})", va="bottom", ha="right", fontsize=8)
+    ax.set_xlabel("number of flows N")
+    ax.set_ylabel("loss rate (%)")
+    ax.set_title(f"Fig. 10 (ours): U = 1, {runs} runs per point")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    checks = {}
+    stab = []
+    for d, k in MAIN:
+        for b in (10, 20):
+            s = df[(df.dist == d) & (df.buffer == b)].set_index("n").loss
+            rise = s.loc[1000] > s.loc[100]
+            beyond = s[s.index >= 1000]
+            plateau = bool((abs(beyond / s.loc[1000] - 1) <= 0.25).all())
+            checks[f"{_label(d, k)}, B = {b}: loss rises from N = 100 to 1,000 "
+                   f"({100 * s.loc[100]:.2f}% -> {100 * s.loc[1000]:.2f}%) and stays within 25% of that "
+                   f"up to N = 5,000 ({100 * beyond.min():.2f}-{100 * beyond.max():.2f}%; peak at N = {s.idxmax()}, "
+                   f"{100 * s.loc[5000]:.2f}% at 5,000)"] = bool(rise and plateau)
+            if d != "uniform":
+                stab.append({"dist": d, "buffer": b, "loss N>=1000 (%)": 100 * s[s.index >= 1000].mean(),
+                             "paper (%)": 5.0 if b == 10 else 3.0})
+    st = pd.DataFrame(stab)
+    st["agrees"] = (abs(st["loss N>=1000 (%)"] / st["paper (%)"] - 1) <= 0.25)
+    higher = all(df[(df.dist == d) & (df.n >= 1000)].loss.mean() > df[(df.dist == "uniform") & (df.n >= 1000)].loss.mean()
+                 for d in ("exponential", "pareto"))
+    checks["Exponential and Pareto lose more than Uniform"] = higher
+    ok = all(checks.values()) and bool(st.agrees.all())
+    details = (
+        "Paper (section VI, text on Fig. 10): 'As N starts to grow, the loss rates increase quickly. "
+        "Surprisingly, the loss rates stabilize and even decrease slightly after N grows beyond 1,000'; "
+        "rates are higher with Exponential and Pareto and 'stabilize with both distributions around 3% "
+        "and 5% for the 10-packet and 20-packet buffer respectively'. That last sentence has the "
+        "buffers swapped (a larger buffer cannot lose more; Fig. 12 gives 3% at 20 packets for "
+        "Exponential): we compare 5% for B = 10 and 3% for B = 20, within 25%. 'Stabilize' is tested as: the loss "
+        "at every N from 1,000 to 5,000 within 25% of its value at N = 1,000. Buffer semantics: a "
+        "packet is dropped when B packets already wait besides the one in transmission. The "
+        "boundary workload repeated after at most "
+        f"{int(df.max_periods.max())} periods in every run.\n\n"
+        + "\n".join(f"- {'OK' if v else 'FAILS'}: {c}" for c, v in checks.items())
+        + "\n\n" + _md_table(st, "{:.2f}"))
+    return Outcome(data=df, figure=fig, agrees=ok, details=details,
+                   verdict="loss rises then stabilises beyond N = 1,000 at " + ", ".join(
+                       f"{r['loss N>=1000 (%)']:.1f}% ({r.dist}, B = {r.buffer})" for _, r in st.iterrows())
+                           + " (paper: ~5% and ~3%)")
+
+
+@reproduction("lowerbounds-fig11", paper=PAPER, figure="Fig. 11",
+              title="Loss rate against utilization (N = 1,000, 10- and 20-packet buffers)",
+              quick_size="U on 6 points, 100 runs", full_size="U on 11 points, 1,000 runs")
+def fig11(ctx: Context) -> Outcome:
+    """Steady-state loss against U for B = 10 and 20."""
+    plt = _pyplot()
+    runs = _runs(ctx)
+    us = tuple(np.round(np.linspace(0.5, 1.0, 6 if ctx.quick else 11), 3))
+    df = _loss_rows(ctx, runs, [(d, k, 1000, float(u), b) for d, k in MAIN for b in (10, 20) for u in us])
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for d, k in MAIN:
+        for b, ls in ((10, "-"), (20, "--")):
+            s = df[(df.dist == d) & (df.buffer == b)]
+            ax.plot(s.utilization, 100 * s.loss, ls, marker="o", ms=3, color=COLORS[d], label=f"{_label(d, k)}, B = {b}")
+    ax.set_yscale("symlog", linthresh=0.01)
+    ax.set_xlabel("link utilization U")
+    ax.set_ylabel("loss rate (%, symlog)")
+    ax.set_title(f"Fig. 11 (ours): N = 1,000, {runs} runs; paper: 'prompt dramatic reductions' from U = 1 to 0.5")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    piv = df.pivot_table(index="utilization", columns=["dist", "buffer"], values="loss")
+    with np.errstate(divide="ignore"):
+        factor = piv.loc[1.0] / piv.loc[0.5]  # inf where U = 0.5 loses nothing
+    mono = all(np.all(np.diff(piv[c].values) >= -2 * df.loss_stderr.max()) for c in piv.columns)
+    ok = bool((factor >= 10).all()) and mono
+    tab = pd.DataFrame({"loss at U=1 (%)": 100 * piv.loc[1.0], "loss at U=0.5 (%)": 100 * piv.loc[0.5],
+                        "reduction factor": factor}).reset_index()
+    details = (
+        "Paper (section VI, text on Fig. 11): 'prompt dramatic reductions in the steady-state loss rates "
+        "as the link utilization reduces from 100% to 50%'. We test a reduction by at least 10x from "
+        "U = 1 to U = 0.5 and a loss that grows with U (within 2 standard errors).\n\n"
+        + _md_table(tab, "{:.3g}"))
+    return Outcome(data=df, figure=fig, agrees=ok, details=details,
+                   verdict=f"loss falls at least {factor.min():.0f}x from U = 1 to 0.5, to zero in "
+                           f"{int(np.isinf(factor).sum())} of {len(factor)} curves (paper: dramatic reductions)")
+
+
+PAPER_FIG12 = {"uniform": 20, "exponential": 40, "pareto": 50}
+
+
+@reproduction("lowerbounds-fig12", paper=PAPER, figure="Fig. 12",
+              title="Loss rate against buffer size (N = 1,000, U = 1)",
+              quick_size="B = 5 ... 60 step 5 (1 near 1%), 100 runs", full_size="B = 5 ... 60 step 1, 1,000 runs")
+def fig12(ctx: Context) -> Outcome:
+    """Steady-state loss against B; the buffer needed for 1 % loss."""
+    plt = _pyplot()
+    runs = _runs(ctx)
+    if ctx.quick:
+        bs = sorted(set(range(5, 61, 5)) | set(range(15, 26)) | set(range(35, 56)))
+    else:
+        bs = list(range(5, 61))
+    df = _loss_rows(ctx, runs, [(d, k, 1000, 1.0, b) for d, k in MAIN for b in bs])
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    comp = []
+    for d, k in MAIN:
+        s = df[df.dist == d]
+        ax.plot(s.buffer, 100 * s.loss, "-", color=COLORS[d], label=f"{_label(d, k)} (ours)")
+        under = s[s.loss <= 0.01]
+        need = int(under.buffer.min()) if len(under) else None
+        want = PAPER_FIG12[d]
+        ax.plot([want], [1.0], "kx", ms=9)
+        comp.append({"dist": d, "paper B for 1% loss": want, "ours": need,
+                     "agrees": need is not None and abs(need - want) <= max(5, 0.2 * want)})
+    ax.axhline(1.0, color="k", lw=0.5, ls=":")
+    ax.plot([], [], "kx", label="paper, section VI text: B for 1% loss")
+    ax.set_yscale("log")
+    ax.set_xlabel("buffer size B (packets)")
+    ax.set_ylabel("loss rate (%)")
+    ax.set_title(f"Fig. 12 (ours): N = 1,000, U = 1, {runs} runs per point")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    c = pd.DataFrame(comp)
+    ok = bool(c.agrees.all())
+    details = (
+        "Paper (section VI, text on Fig. 12): 'reduction of the loss rates to 1% requires about 20, 40, "
+        "and 50 packets with the Uniform, Exponential, and Pareto flow interarrival time distributions "
+        "respectively.' We report the smallest B on our grid with loss <= 1% and accept a difference of "
+        "5 packets or 20%.\n\n" + _md_table(c))
+    return Outcome(data=df, figure=fig, agrees=ok, details=details,
+                   verdict="buffer for 1% loss: " + ", ".join(f"{r.dist} {r.ours}" for _, r in c.iterrows())
+                           + " packets (paper: about 20, 40, 50)")
+
+
+# ----------------------------------------------------------------------------- beyond the paper
+
+def _weighted_slope(s: pd.DataFrame) -> tuple[float, float]:
+    """Slope and its standard error of log(mean per-run top-1% queue) against log(N), each
+    point weighted by its relative standard error."""
+    rel = (s.top1_per_run_stderr / s.top1_per_run_mean).clip(lower=1e-6)
+    coef, cov = np.polyfit(np.log(s.n), np.log(s.top1_per_run_mean), 1, w=1.0 / rel, cov="unscaled")
+    return float(coef[0]), float(math.sqrt(cov[0, 0]))
+
+
+@reproduction("lowerbounds-sqrt-n-beyond", paper=PAPER, figure="beyond Figs. 7 and 10",
+              title="Top-1% queue and loss for N = 100 ... 1,000,000 (U = 1)",
+              quick_size="N on 9 points, >= 2 M packets (>= 10 runs) per point",
+              full_size="N on 16 points, >= 20 M packets (>= 50 runs) per point")
+def sqrt_n_beyond(ctx: Context) -> Outcome:
+    """Where the sqrt(N) law holds and what loss does beyond 5,000 flows, up to 10^6."""
+    plt = _pyplot()
+    # The top-1% queue of one run is a random multiple of sqrt(N) (one random arrival path),
+    # so large N still needs many runs; a run's loss averages over all its N packets and
+    # needs few.
+    q_budget, q_min_runs, l_budget, l_min_runs = (2_000_000, 10, 1_000_000, 2) if ctx.quick else \
+        (20_000_000, 50, 5_000_000, 4)
+    ns = np.unique(np.round(np.geomspace(100, 1_000_000, 9 if ctx.quick else 16)).astype(int))
+    rows = []
+    for d, k in MAIN:
+        for n in ns:
+            n = int(n)
+            runs = max(q_min_runs, q_budget // n)
+            r = lb.smooth_queue(n, d, runs=runs, seed=ctx.seed, k=k)
+            per_run = r.top_per_run(0.01)
+            qmin, qmax = lb.queue_bounds(n, 0.01, d, k)
+            row = {"dist": d, "k": k, "n": n, "runs": runs, "top1_queue": r.top(0.01),
+                   "top1_per_run_mean": float(per_run.mean()),
+                   "top1_per_run_stderr": float(per_run.std(ddof=1) / math.sqrt(runs)),
+                   "q_min": qmin, "q_max": qmax, "max_queue": float(r.queues.max())}
+            row["top1_over_sqrt_n"] = row["top1_queue"] / math.sqrt(n)
+            row["top1_per_run_over_sqrt_n"] = row["top1_per_run_mean"] / math.sqrt(n)
+            del r
+            loss_runs = max(l_min_runs, l_budget // n)
+            row["loss_runs"] = loss_runs
+            for b in (10, 20):
+                sl = lb.smooth_loss(n, d, b, runs=loss_runs, seed=ctx.seed, k=k)
+                row[f"loss_b{b}"] = sl.loss
+                row[f"loss_b{b}_stderr"] = sl.stderr
+                row[f"periods_b{b}"] = int(sl.periods.max())
+            rows.append(row)
+    df = pd.DataFrame(rows)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.5))
+    ax = axes[0]
+    slopes, local, below_max = {}, {}, {}
+    for d, k in MAIN:
+        s = df[df.dist == d]
+        ax.errorbar(s.n, s.top1_per_run_over_sqrt_n, yerr=2 * s.top1_per_run_stderr / np.sqrt(s.n), fmt="o-",
+                    color=COLORS[d], ms=3, label=f"{_label(d, k)}: mean of per-run top 1%")
+        ax.plot(s.n, s.top1_over_sqrt_n, "x", color=COLORS[d], ms=4)
+        ax.plot(s.n, s.q_max / np.sqrt(s.n), "--", color=COLORS[d], lw=0.8)
+        ax.plot(s.n, s.q_min / np.sqrt(s.n), ":", color=COLORS[d], lw=0.8)
+        for lo_n, key in ((1000, "N >= 1,000"), (10_000, "N >= 10,000")):
+            slopes[(d, key)] = _weighted_slope(s[s.n >= lo_n])
+        local[d] = _weighted_slope(s[s.n <= 5000])
+        below_max[d] = bool((s.top1_per_run_mean < s.q_max).all())
+    ax.axvline(5000, color="gray", lw=0.5)
+    ax.set_xscale("log")
+    ax.set_xlabel("number of flows N")
+    ax.set_ylabel("top-1% queue / sqrt(N)")
+    ax.set_title("flat = sqrt(N) law (Theorem 1); x: pooled 99th percentile;\n"
+                 "dashed Q_max, dotted Q_min (eqs. 22, 19); grey line: paper's largest N")
+    ax.legend(fontsize=8)
+    ax = axes[1]
+    for d, k in MAIN:
+        s = df[df.dist == d]
+        ax.plot(s.n, 100 * s.loss_b10, "-o", ms=3, color=COLORS[d], label=f"{_label(d, k)}, B = 10")
+        ax.plot(s.n, 100 * s.loss_b20, "--o", ms=3, color=COLORS[d], label=f"{_label(d, k)}, B = 20")
+    ax.axvline(5000, color="gray", lw=0.5)
+    ax.set_xscale("log")
+    ax.set_xlabel("number of flows N")
+    ax.set_ylabel("loss rate (%)")
+    ax.set_title("loss with small buffers (paper, section VI: bounded regardless of N)")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    loss_tab = []
+    for d, _ in MAIN:
+        s = df[df.dist == d].set_index("n")
+        n5 = s.index[np.argmin(abs(s.index - 5000))]
+        for b in (10, 20):
+            loss_tab.append({"dist": d, "buffer": b, "loss near N=5,000 (%)": 100 * s.loc[n5, f"loss_b{b}"],
+                             "loss at N=10^6 (%)": 100 * s.loc[1_000_000, f"loss_b{b}"],
+                             "largest over N (%)": 100 * s[f"loss_b{b}"].max(),
+                             "at N": int(s[f"loss_b{b}"].idxmax())})
+    lt = pd.DataFrame(loss_tab)
+    # Theorem 1 checked where the CLT of section IV applies quickly (Uniform, Exponential):
+    # slope 1/2 within 0.05 or 2 standard errors of the fit, whichever is larger.
+    sqrt_ok = all(abs(v[0] - 0.5) <= max(0.05, 2 * v[1]) for (d, key), v in slopes.items()
+                  if d != "pareto") and below_max["pareto"]
+    bounded = bool((lt["loss at N=10^6 (%)"] <= 1.1 * lt["loss near N=5,000 (%)"] + 0.05).all())
+    ok = sqrt_ok and bounded
+    ratio = df.groupby("dist").top1_per_run_over_sqrt_n.agg(["min", "max"])
+    details = (
+        "Beyond the paper (which stops at N = 5,000): the exact method up to N = 10^6. Theorem 1 says "
+        "the queue of a fixed top fraction of packets is O(sqrt(N)); section VI conjectures that loss "
+        "with a small buffer stays bounded however large N grows. The top-1% queue of one run is a "
+        "random multiple of sqrt(N) (one random arrival path), so we fit the mean over runs of each "
+        "run's 99th percentile (error bars: 2 standard errors); the pooled 99th percentile (x) is noisier "
+        "at large N where there are fewer runs.\n\n"
+        "Checks: for Uniform and Exponential, the log-log slope (least squares weighted by the "
+        "standard errors) within 0.05 or 2 standard errors of 1/2 for N >= 1,000 and N >= 10,000; for "
+        "Pareto k = 2.1, the queue below Q_max (an O(sqrt(N)) envelope) at every N; loss at N = 10^6 "
+        "at most 10% (+0.05 points) above its value near N = 5,000.\n\n"
+        + "\n".join(f"- slope {d}, {key}: {v[0]:.3f} +- {v[1]:.3f}" for (d, key), v in slopes.items())
+        + "\n- slope over the paper's range N <= 5,000: " + ", ".join(f"{d} {v[0]:.3f}" for d, v in local.items())
+        + "\n- Pareto k = 2.1 below Q_max at every N: " + str(below_max["pareto"])
+        + "\n\nPareto k = 2.1 has a barely finite variance and its largest gap among N flows grows like "
+          "N^(1/k) = N^0.48, almost as fast as sqrt(N): the central-limit regime of section IV sets in "
+          "very slowly, so its top-1% queue climbs from below Q_min towards the sqrt(N) law with a "
+          "slope above 1/2 over the whole range (which is why the paper found it 'mostly below the span')."
+        + "\n- pooled 99th percentile above Q_max at N = " + (", ".join(
+            f"{r.n:,} ({r.dist})" for _, r in df[df.top1_queue > df.q_max].iterrows()) or "none")
+        + ": the pooled percentile mixes runs whose whole queue level differs (one random arrival "
+          "path each); with Pareto's heavy tail a few runs dominate it when runs are few"
+        + "\n- mean per-run top-1% queue / sqrt(N): " + ", ".join(
+            f"{d} {r['min']:.2f}-{r['max']:.2f}" for d, r in ratio.iterrows())
+        + "\n\nLoss with small buffers:\n\n" + _md_table(lt, "{:.3f}"))
+    return Outcome(data=df, figure=fig, agrees=ok, details=details,
+                   verdict="sqrt(N) law " + ("holds" if sqrt_ok else "FAILS") + " up to N = 10^6 (slopes N >= 10^3: "
+                           + ", ".join(f"{d} {v[0]:.2f}" for (d, key), v in slopes.items() if key == "N >= 1,000")
+                           + "); small-buffer loss " + ("stays bounded and falls slowly" if bounded else "keeps growing")
+                           + " (B = 10 at 10^6: " + ", ".join(
+                               f"{r['loss at N=10^6 (%)']:.1f}%" for _, r in lt[lt.buffer == 10].iterrows()) + ")")

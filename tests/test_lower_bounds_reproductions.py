@@ -1,0 +1,50 @@
+"""Catalogue entries of the lower-bounds paper (Podlesny and Gorinsky, WUCSE-2007-42) in
+quick mode: each writes its CSV, PNG and Markdown and does not contradict the paper."""
+import numpy as np
+import pytest
+
+pytest.importorskip("cclab._core")
+
+from cclab.experiments import catalogue  # noqa: E402
+from cclab.experiments.reproductions import lower_bounds as rep  # noqa: E402
+from cclab.theory import lower_bounds as lb  # noqa: E402
+
+FAST = [f"lowerbounds-fig{i}" for i in range(4, 13)]
+
+
+def test_all_entries_registered():
+    names = {e.name for e in catalogue.entries()}
+    assert set(FAST) | {"lowerbounds-sqrt-n-beyond"} <= names
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_entry_quick(name, tmp_path):
+    outcome, paths = catalogue.get(name).run(quick=True, out=tmp_path, seed=1, progress=False)
+    assert outcome.agrees is not False, outcome.verdict + "\n" + outcome.details
+    assert len(outcome.data) > 0
+    for p in paths.values():
+        assert p.exists() and p.stat().st_size > 0
+
+
+@pytest.mark.slow
+def test_beyond_quick(tmp_path, request):
+    # About 10 s: only when slow tests are selected (pytest -m slow).
+    if "slow" not in (request.config.getoption("-m") or ""):
+        pytest.skip("slow: run with -m slow")
+    outcome, _ = catalogue.get("lowerbounds-sqrt-n-beyond").run(quick=True, out=tmp_path, seed=1, progress=False)
+    assert outcome.agrees, outcome.details
+
+
+def test_queue_trace_passes_through_every_wait():
+    n, tpp = 50, 1000
+    arr = lb.arrival_times(n, "exponential", 1.0, seed=2, k=2.1, ticks_per_packet=tpp)
+    period = lb.period_ticks(n, 1.0, tpp)
+    st = lb.steady_queue(arr, period, tpp)
+    order = np.lexsort((np.arange(n), st.phase))
+    t, q = rep.queue_trace(st.phase[order], st.wait[order], tpp, period, int(round(st.boundary * tpp)))
+    assert t[0] == 0 and t[-1] == period and np.all(np.diff(t) >= 0) and np.all(q >= 0)
+    # The work is periodic: it ends the period where it started.
+    assert q[-1] == pytest.approx(q[0])
+    for p, w in zip(st.phase[order], st.queue[order]):
+        at = q[t == p]
+        assert np.any(np.isclose(at, w)) and np.any(np.isclose(at, w + 1))
