@@ -115,12 +115,12 @@ mod tests {
     fn random_instances_satisfy_the_max_min_bottleneck_property() {
         // Weighted max-min fairness is characterised by: feasibility, and every entity has
         // a saturated link on its route where its per-weight rate is the largest.
-        let mut rng = crate::rng::Rng::stream(99, 0, 0);
+        let mut rng = crate::rng::stream(99, 0, 0);
         let mut mm = MaxMin::default();
         for _ in 0..500 {
             let nl = 1 + (rng.next_u64() % 4) as usize;
             let ne = 1 + (rng.next_u64() % 6) as usize;
-            let cap: Vec<f64> = (0..nl).map(|_| 0.5 + rng.open01()).collect();
+            let cap: Vec<f64> = (0..nl).map(|_| 0.5 + rng.uniform_pos()).collect();
             let routes: Vec<Vec<usize>> = (0..ne)
                 .map(|_| {
                     let mut r: Vec<usize> = (0..nl).filter(|_| rng.next_u64() % 2 == 0).collect();
@@ -135,7 +135,7 @@ mod tests {
                     if rng.next_u64() % 5 == 0 {
                         0.0
                     } else {
-                        3.0 * rng.open01()
+                        3.0 * rng.uniform_pos()
                     }
                 })
                 .collect();

@@ -79,10 +79,10 @@ impl TagHeap {
 #[inline]
 fn draw(rng: &mut Rng, s: &SizeDist) -> f64 {
     match *s {
-        SizeDist::Exp { mean } => rng.exp(mean),
+        SizeDist::Exp { mean } => rng.exponential(mean),
         // Inverse transform: X = x_m U^{-1/α}, x_m = mean (α−1)/α.
         SizeDist::Pareto { mean, shape } => {
-            mean * (shape - 1.0) / shape * rng.open01().powf(-1.0 / shape)
+            mean * (shape - 1.0) / shape * rng.uniform_pos().powf(-1.0 / shape)
         }
     }
 }
@@ -238,7 +238,7 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
                 rate,
                 size,
                 long_count,
-                rng: Rng::stream(sc.seed, rep as u64, i as u64),
+                rng: crate::rng::stream(sc.seed, rep as u64, i as u64),
                 heap: TagHeap::default(),
                 waiting: VecDeque::new(),
                 v: 0.0,
@@ -268,7 +268,7 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
         .collect();
     for c in cs.iter_mut() {
         if matches!(c.role, Role::Short | Role::BgStream) {
-            c.next_arrival = c.rng.exp(1.0 / c.rate);
+            c.next_arrival = c.rng.exponential(1.0 / c.rate);
         }
     }
     let explicit = cs
@@ -363,7 +363,7 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
                         c.waiting.push_back((t, size));
                     }
                 }
-                c.next_arrival = t + c.rng.exp(1.0 / c.rate);
+                c.next_arrival = t + c.rng.exponential(1.0 / c.rate);
             }
             Ev::Departure(i) => {
                 events += 1;

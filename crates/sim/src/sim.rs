@@ -114,8 +114,8 @@ impl Simulation {
             .classes
             .iter()
             .map(|c| ClassState {
-                arrivals: Rng::stream(cfg.seed, &format!("arrivals/{}", c.name)),
-                sizes: Rng::stream(cfg.seed, &format!("sizes/{}", c.name)),
+                arrivals: crate::engine::stream(cfg.seed, &format!("arrivals/{}", c.name)),
+                sizes: crate::engine::stream(cfg.seed, &format!("sizes/{}", c.name)),
                 active: 0,
                 delivered: 0,
                 delivered_at_sample: 0,

@@ -57,10 +57,10 @@ impl Dist {
     #[inline]
     pub fn sample(&self, rng: &mut Xoshiro256pp, mean: f64) -> f64 {
         match *self {
-            Dist::Uniform => 2.0 * mean * rng.next_f64(),
-            Dist::Exponential => -mean * rng.next_open01().ln(),
+            Dist::Uniform => 2.0 * mean * rng.uniform(),
+            Dist::Exponential => -mean * rng.uniform_pos().ln(),
             // Inverse CDF of Pareto(x_m, k): x_m * u^(-1/k), u in (0, 1]; mean = x_m k/(k-1).
-            Dist::Pareto { k } => mean * (k - 1.0) / k * rng.next_open01().powf(-1.0 / k),
+            Dist::Pareto { k } => mean * (k - 1.0) / k * rng.uniform_pos().powf(-1.0 / k),
         }
     }
 }
@@ -174,7 +174,7 @@ mod tests {
     use super::*;
 
     fn sample_mean_var(dist: Dist, n: usize) -> (f64, f64) {
-        let mut r = Xoshiro256pp::stream(11, 0);
+        let mut r = crate::rng::stream(11, 0);
         let xs: Vec<f64> = (0..n).map(|_| dist.sample(&mut r, 1.0)).collect();
         let m = xs.iter().sum::<f64>() / n as f64;
         let v = xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1) as f64;
@@ -215,7 +215,7 @@ mod tests {
 
     #[test]
     fn merge_equals_sort() {
-        let mut r = Xoshiro256pp::stream(5, 0);
+        let mut r = crate::rng::stream(5, 0);
         for &(n, period) in &[(50usize, 40i64), (200, 30), (1000, 997), (10, 1)] {
             let mut t = 0i64;
             let arr: Vec<i64> = (0..n)

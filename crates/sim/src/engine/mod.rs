@@ -4,5 +4,5 @@ pub mod rng;
 pub mod time;
 
 pub use queue::EventQueue;
-pub use rng::Rng;
+pub use rng::{stream, Rng};
 pub use time::SimTime;

@@ -39,7 +39,7 @@ mod tests {
     use super::*;
 
     fn mean_of(d: &SizeDist, n: usize) -> f64 {
-        let mut r = Rng::stream(3, "sizes");
+        let mut r = crate::engine::stream(3, "sizes");
         (0..n).map(|_| d.sample(&mut r) as f64).sum::<f64>() / n as f64
     }
 
