@@ -39,3 +39,22 @@ def flowsim_run(
     threads: int = 1,
 ) -> dict[str, object]:
     """Run the flow-level simulator; per-replication statistics per class."""
+
+SMOOTH_TICKS_PER_PACKET: int
+
+def smooth_queue_runs(n: int, dist: str, k: float, utilization: float, runs: int, seed: int,
+                      threads: int = 0) -> np.ndarray:
+    """Steady-state queue sizes (packets, float64, flat runs*n) of the exact 2N-packet method."""
+
+def smooth_loss_runs(n: int, dist: str, k: float, utilization: float, buffer: int, runs: int, seed: int,
+                     max_periods: int, threads: int = 0
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-run loss rate, periods iterated, cycle length, converged flag and largest queue."""
+
+def smooth_arrivals(n: int, dist: str, k: float, utilization: float, seed: int, run: int,
+                    ticks_per_packet: int) -> np.ndarray:
+    """Flow arrival times (int64 ticks) of one run."""
+
+def smooth_steady(arrivals: np.ndarray, period: int, packet_time: int, buffer: Optional[int],
+                  max_periods: int) -> tuple[np.ndarray, np.ndarray, int, int, int, bool, int]:
+    """Exact steady state for given arrivals: waits, phases, periods, cycle, drops, converged, boundary."""
