@@ -135,3 +135,13 @@ def test_cli_subprocess_no_traceback(tmp_path):
 def test_good_scenario_validates():
     info = cclab.validate(GOOD)
     assert info["duration_s"] == 10.0 and info["warnings"] == []
+
+
+def test_cli_json_summary_is_valid_json(tmp_path, capsys):
+    import json
+
+    f = tmp_path / "ok.toml"
+    f.write_text(_toml({**GOOD, "traffic": [{"name": "l", "type": "long_lived", "src": "a", "dst": "c"}]}))
+    assert cli.main(["run", str(f), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["l.flows"] == 1 and d["l.mean_completion_time_s"] is None

@@ -53,8 +53,8 @@ class Result:
             self.arrivals.to_parquet(out / "arrivals.parquet", index=False)
         summary = {k: v for k, v in self.summary.items() if k not in PERF_KEYS}
         perf = {k: v for k, v in self.summary.items() if k in PERF_KEYS}
-        (out / "summary.json").write_text(json.dumps(_clean(summary), indent=2, sort_keys=True) + "\n")
-        (out / "perf.json").write_text(json.dumps(_clean(perf), indent=2, sort_keys=True) + "\n")
+        (out / "summary.json").write_text(json.dumps(json_safe(summary), indent=2, sort_keys=True) + "\n")
+        (out / "perf.json").write_text(json.dumps(json_safe(perf), indent=2, sort_keys=True) + "\n")
         (out / "scenario.json").write_text(json.dumps(self.scenario, indent=2, sort_keys=True, default=str) + "\n")
         return out
 
@@ -66,7 +66,8 @@ class Result:
         return f["completion_time"]
 
 
-def _clean(d: dict) -> dict:
+def json_safe(d: dict) -> dict:
+    """The dict with NaN floats as None, so that it serialises to valid JSON."""
     return {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in d.items()}
 
 

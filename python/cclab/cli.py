@@ -26,7 +26,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         import json
 
-        print(json.dumps(result.summary, indent=2, sort_keys=True))
+        print(json.dumps(api.json_safe(result.summary), indent=2, sort_keys=True))
     else:
         print_summary(result)
         if args.out:

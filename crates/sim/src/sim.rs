@@ -558,7 +558,10 @@ impl Simulation {
         put("packets_dropped", Scalar::Int(counters.dropped as i64));
         put("packets_in_flight", Scalar::Int(counters.in_flight as i64));
         for (ci, c) in self.cfg.classes.iter().enumerate() {
-            let sel: Vec<usize> = (0..ft.id.len()).filter(|&i| ft.class[i] as usize == ci && !ft.warmup[i]).collect();
+            // Flows counted for the class: those that arrived after the warm-up, and
+            // the long-lived and constant-rate ones (they start once and never finish).
+            let sel: Vec<usize> =
+                (0..ft.id.len()).filter(|&i| ft.class[i] as usize == ci && (!ft.warmup[i] || ft.size[i].is_nan())).collect();
             let done: Vec<f64> = sel.iter().filter(|&&i| ft.finished[i]).map(|&i| ft.completion_time[i]).collect();
             let mean = if done.is_empty() { f64::NAN } else { done.iter().sum::<f64>() / done.len() as f64 };
             put(&format!("{}.flows", c.name), Scalar::Int(sel.len() as i64));
