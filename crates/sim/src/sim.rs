@@ -225,14 +225,9 @@ impl Simulation {
             Event::Arrive(pkt) => self.arrive(pkt),
             Event::PoissonArrival(ci) => {
                 let c = &self.cfg.classes[ci as usize];
-                let (rate, stop) = match &c.kind {
-                    ClassKind::Poisson { rate_per_s, .. } => (*rate_per_s, c.stop),
-                    _ => unreachable!(),
-                };
-                let size = match &c.kind {
-                    ClassKind::Poisson { size, .. } => size.sample(&mut self.classes[ci as usize].sizes),
-                    _ => unreachable!(),
-                };
+                let ClassKind::Poisson { rate_per_s, size } = &c.kind else { unreachable!() };
+                let (rate, stop) = (*rate_per_s, c.stop);
+                let size = size.sample(&mut self.classes[ci as usize].sizes);
                 self.start_flow(ci, size);
                 let gap = self.classes[ci as usize].arrivals.exponential(1.0 / rate);
                 let next = self.now.saturating_add(SimTime::from_secs_f64(gap));
