@@ -1,0 +1,156 @@
+"""Algorithm 2 (two-timescale control) and the random networks of Experiment 2.
+
+Fast timescale: sources send at x_i = (U_i')^{-1}(q_i / mu_i) (Algorithm 2 step 1, eq. 22)
+and links run the dual dynamics p' = y(p) - c (eq. 4) for T time units.
+Slow timescale: every T, source i moves its scaler towards the ratio of its effective to its
+common path price (Algorithm 2 step 2):
+
+    mu_i <- mu_i + kappa_i ( (1/w_i) sum_l m_l^j(p_l) / sum_l p_l - mu_i ),
+
+whose fixed point is eq. (26); there eq. (27) holds and x solves the weighted NUM of
+eqs. (23)-(24) (Theorem 6). Algorithm 2 is printed for w = 1; the 1/w_i factor is eq. (26).
+With ``asynchronous = r`` each source updates only with probability r per round (Experiment 2).
+
+References: Tang, Wei, Low and Chiang, "Heterogeneous congestion control: efficiency,
+fairness and design", section VI.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .equilibria import dual_dynamics
+from .model import AlphaFair, Linear, Network, Power, ScaledView, _split
+from .welfare import _weights
+
+__all__ = ["TwoTimescaleResult", "two_timescale", "mu_target", "random_network"]
+
+
+@dataclass
+class TwoTimescaleResult:
+    """Trajectories of Algorithm 2.
+
+    t: fast-timescale times (K,). p: prices at those times (K, L).
+    t_slow: the times of the slow updates, 0, T, 2T, ... (S+1,). mu: scalers at those times (S+1, N),
+    row k holding the value used during [kT, (k+1)T). x: rates at the end of each interval (S+1, N),
+    row 0 at the starting prices. p_slow: prices at the slow times (S+1, L).
+    """
+
+    t: np.ndarray
+    p: np.ndarray
+    t_slow: np.ndarray
+    mu: np.ndarray
+    x: np.ndarray
+    p_slow: np.ndarray
+
+
+def mu_target(net: Network, p, w=None) -> np.ndarray:
+    """(1/w_i) sum_l R_li m_l^j(p_l) / sum_l R_li p_l (eq. 26; Algorithm 2 step 2).
+
+    net: the network. p: link prices (L,). w: optional weights (scalar or one per source).
+    Sources whose path price sum_l p_l is zero get nan (no information to update on).
+    """
+    net, _ = _split(net)
+    p = net.check_prices(p)
+    w = _weights(net, w)
+    M = net.mapping_values(p)
+    num = np.einsum("li,il->i", net.R, M[net.protocol])
+    den = net.RT @ p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan) / w
+
+
+def two_timescale(net: Network, w=None, kappa=0.5, T: float = 20.0, steps: int = 50, asynchronous=None,
+                  p0=None, mu0=None, dt: float = 0.05, seed: int = 0, record_every: int = 1
+                  ) -> TwoTimescaleResult:
+    """Run Algorithm 2 (section VI-A) for ``steps`` slow rounds of length T.
+
+    net: the network. w: target weights of eqs. (23)-(26) (scalar or one per source; default 1).
+    kappa: step size kappa_i in (0, 1] (scalar or one per source).
+    T: length of a fast-timescale round, time units of eq. (4) (> 0).
+    steps: number of slow rounds (>= 1).
+    asynchronous: None (every source updates every round) or the probability in (0, 1] with
+        which each source updates in a round (Experiment 2).
+    p0: starting prices (L,), default 1 on every link. mu0: starting scalers (N,), default 1.
+    dt: time step of the fast dynamics (> 0). seed: seed of the asynchronous draws.
+    record_every: keep every this many fast steps in the trajectory (>= 1).
+    """
+    net, _ = _split(net)
+    w = _weights(net, w)
+    kap = np.broadcast_to(np.asarray(kappa, dtype=float), (net.N,)).copy() if np.ndim(kappa) == 0 \
+        else np.asarray(kappa, dtype=float)
+    if kap.shape != (net.N,) or np.any(~np.isfinite(kap)) or np.any(kap <= 0) or np.any(kap > 1):
+        raise ValueError(f"kappa must lie in (0, 1], as a scalar or one per source ({net.N})")
+    if not (np.isfinite(T) and T > 0):
+        raise ValueError(f"T must be positive, got {T}")
+    if int(steps) != steps or steps < 1:
+        raise ValueError(f"steps must be a positive integer, got {steps}")
+    if asynchronous is not None and not (0 < asynchronous <= 1):
+        raise ValueError(f"asynchronous must be None or a probability in (0, 1], got {asynchronous}")
+    p = np.ones(net.L) if p0 is None else net.check_prices(p0, "p0").copy()
+    mu = np.ones(net.N) if mu0 is None else net.check_scalers(mu0, "mu0").copy()
+    rng = np.random.default_rng(seed)
+    ts, ps = [np.zeros(1)], [p[None, :].copy()]
+    mus, xs, pslow = [mu.copy()], [], [p.copy()]
+    from .model import source_rates
+
+    xs.append(source_rates(net, p, mu))
+    for k in range(int(steps)):
+        t, P = dual_dynamics(ScaledView(net, mu), p, t_end=T, dt=dt, record_every=record_every)
+        ts.append(k * T + t[1:])
+        ps.append(P[1:])
+        p = P[-1].copy()
+        xs.append(source_rates(net, p, mu))
+        target = mu_target(net, p, w)
+        move = np.isfinite(target)
+        if asynchronous is not None:
+            move &= rng.random(net.N) < asynchronous
+        mu = np.where(move, mu + kap * (np.where(move, target, mu) - mu), mu)
+        mus.append(mu.copy())
+        pslow.append(p.copy())
+    return TwoTimescaleResult(t=np.concatenate(ts), p=np.vstack(ps), t_slow=np.arange(int(steps) + 1) * T,
+                              mu=np.asarray(mus), x=np.asarray(xs), p_slow=np.asarray(pslow))
+
+
+def random_network(rng: np.random.Generator, L: int = 5, N: int = 15, capacity=(1.0, 10.0),
+                   exponent=(0.5, 5.0), utility=None) -> Network:
+    """A random network of Experiment 2 (section VI-B).
+
+    Capacities uniform in ``capacity``; two price mappings m^1(p) = p and m^2(p) = p^a with one a
+    uniform in ``exponent`` per network; flows 1..L use links 1..L alone, every other flow uses
+    each link with probability 1/2 (redrawn until it uses at least one); each flow picks
+    protocol 1 or 2 with probability 1/2.
+
+    rng: numpy Generator. L: links (>= 1). N: flows (>= L). capacity: (low, high), 0 < low <= high.
+    exponent: (low, high) of a, 0 < low <= high. utility: callable rng -> Utility for each flow;
+    default log x (AlphaFair(1, 1)), which the paper does not specify.
+    """
+    if int(L) < 1:
+        raise ValueError(f"L must be >= 1, got {L}")
+    if int(N) < L:
+        raise ValueError(f"N must be >= L ({L}) so that flows 1..L can use links 1..L, got {N}")
+    lo, hi = capacity
+    if not (0 < lo <= hi):
+        raise ValueError(f"capacity must be (low, high) with 0 < low <= high, got {capacity}")
+    alo, ahi = exponent
+    if not (0 < alo <= ahi):
+        raise ValueError(f"exponent must be (low, high) with 0 < low <= high, got {exponent}")
+    c = rng.uniform(lo, hi, L)
+    a = rng.uniform(alo, ahi)
+    routes = [[l] for l in range(L)]
+    for _ in range(N - L):
+        while True:
+            r = np.flatnonzero(rng.random(L) < 0.5)
+            if r.size:
+                break
+        routes.append(list(r))
+    proto = rng.integers(0, 2, N)
+    utils = [utility(rng) if utility is not None else AlphaFair(1.0, 1.0) for _ in range(N)]
+    groups = [[i for i in range(N) if proto[i] == j] for j in range(2)]
+    if not groups[0] or not groups[1]:             # both protocols present keeps J = 2
+        k = int(rng.integers(0, N))
+        proto[k] = 1 - proto[k]
+        groups = [[i for i in range(N) if proto[i] == j] for j in range(2)]
+    return Network(c, [[routes[i] for i in g] for g in groups], [Linear(1.0), Power(a=a)],
+                   [[utils[i] for i in g] for g in groups], names=["p", f"p^{a:.2f}"])
