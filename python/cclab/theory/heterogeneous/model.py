@@ -453,12 +453,15 @@ class Network:
         if self._all_power:
             with np.errstate(divide="ignore", invalid="ignore"):
                 D = self._pk * self._pa * np.power(p[None, :], self._pa - 1.0)
-            return np.where(self._pa == 1.0, self._pk, D)
+            D = np.where(self._pa == 1.0, self._pk, D)
+            # p^a with a < 1 has an infinite slope at p = 0; the solvers only meet it on unpriced
+            # links, where a zero keeps their Jacobians finite
+            return np.where(np.isfinite(D), D, 0.0)
         D = np.empty((self.J, self.L))
         for j in range(self.J):
             for l in range(self.L):
                 D[j, l] = float(self.mappings[j][l].derivative(np.asarray(p[l])))
-        return D
+        return np.where(np.isfinite(D), D, 0.0)
 
     def rates_from_prices(self, q, mu=None, cap: bool = False) -> np.ndarray:
         """x_i = (U_i')^{-1}(q_i / mu_i) (eqs. 5 and 21) for aggregate prices q.
@@ -488,9 +491,9 @@ class Network:
         scale = np.ones_like(q) if mu is None else 1.0 / np.asarray(mu, dtype=float)
         qq = np.maximum(q * scale, 1e-300)
         if self._all_alpha_fair:
-            with np.errstate(over="ignore", divide="ignore"):
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
                 x = np.power(self._beta / qq, 1.0 / self._alpha)
-            d = -x / (self._alpha * qq)
+                d = -x / (self._alpha * qq)
         else:
             x = np.array([float(u.rate(v)) for u, v in zip(self.utilities, qq)])
             d = np.array([float(u.rate_derivative(v)) for u, v in zip(self.utilities, qq)])

@@ -17,6 +17,7 @@ fairness and design", section VI.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
@@ -24,7 +25,8 @@ from .equilibria import dual_dynamics
 from .model import AlphaFair, Linear, Network, Power, ScaledView, _split
 from .welfare import _weights
 
-__all__ = ["TwoTimescaleResult", "two_timescale", "mu_target", "random_network"]
+__all__ = ["TwoTimescaleResult", "two_timescale", "mu_target", "random_network", "BatchResult",
+           "two_timescale_batch"]
 
 
 @dataclass
@@ -154,3 +156,110 @@ def random_network(rng: np.random.Generator, L: int = 5, N: int = 15, capacity=(
         groups = [[i for i in range(N) if proto[i] == j] for j in range(2)]
     return Network(c, [[routes[i] for i in g] for g in groups], [Linear(1.0), Power(a=a)],
                    [[utils[i] for i in g] for g in groups], names=["p", f"p^{a:.2f}"])
+
+
+@dataclass
+class BatchResult:
+    """Slow-timescale trajectories of Algorithm 2 for a batch of B networks.
+
+    t_slow: times of the slow updates (S+1,). p: prices at those times (B, S+1, L).
+    mu: scalers in force from those times (B, S+1, N). x: rates at those times (B, S+1, N).
+    """
+
+    t_slow: np.ndarray
+    p: np.ndarray
+    mu: np.ndarray
+    x: np.ndarray
+
+
+def two_timescale_batch(nets: Sequence[Network], w=None, kappa=0.5, T: float = 5.0, steps: int = 100,
+                        asynchronous=None, p0=None, mu0=None, dt: float = 0.1, seed: int = 0) -> BatchResult:
+    """Algorithm 2 on many networks at once, vectorised over the batch (for Experiment 2's trials).
+
+    Same dynamics and update as :func:`two_timescale` (eq. 4 on the fast timescale, Algorithm 2
+    step 2 / eq. 26 on the slow one), with the same time stepping, but only the prices at the
+    slow times are kept. All networks must have the same numbers of links, sources and protocols,
+    power-law mappings (Power or Linear) and alpha-fair utilities.
+
+    nets: the networks (B >= 1). w: weights, scalar or (B, N) (default 1). kappa: step in (0, 1].
+    T: round length (> 0). steps: rounds (>= 1). asynchronous: None or update probability in (0, 1].
+    p0: starting prices (B, L), default 1. mu0: starting scalers (B, N), default 1.
+    dt: fast time step (> 0). seed: seed of the asynchronous draws.
+    """
+    nets = list(nets)
+    if not nets or not all(isinstance(n, Network) for n in nets):
+        raise ValueError("nets must be a non-empty list of Network")
+    L, N, J = nets[0].L, nets[0].N, nets[0].J
+    for n in nets:
+        if (n.L, n.N, n.J) != (L, N, J):
+            raise ValueError("nets must all have the same numbers of links, sources and protocols")
+        if not (n._all_power and n._all_alpha_fair):
+            raise ValueError("nets must use power-law mappings and alpha-fair utilities only")
+    if not (0 < kappa <= 1):
+        raise ValueError(f"kappa must lie in (0, 1], got {kappa}")
+    if not (np.isfinite(T) and T > 0):
+        raise ValueError(f"T must be positive, got {T}")
+    if int(steps) != steps or steps < 1:
+        raise ValueError(f"steps must be a positive integer, got {steps}")
+    if asynchronous is not None and not (0 < asynchronous <= 1):
+        raise ValueError(f"asynchronous must be None or a probability in (0, 1], got {asynchronous}")
+    if not (dt > 0):
+        raise ValueError(f"dt must be positive, got {dt}")
+    B = len(nets)
+    W = np.ones((B, N)) if w is None else np.broadcast_to(np.asarray(w, float), (B, N)).copy()
+    if np.any(~np.isfinite(W)) or np.any(W <= 0):
+        raise ValueError("w must be positive and finite")
+    K = np.stack([n._pk for n in nets])                         # (B, J, L)
+    A = np.stack([n._pa for n in nets])
+    R = np.stack([n.R for n in nets])                           # (B, L, N)
+    onehot = np.stack([(n.protocol[None, :] == np.arange(J)[:, None]).astype(float) for n in nets])
+    Rj = R[:, None, :, :] * onehot[:, :, None, :]               # (B, J, L, N)
+    c = np.stack([n.c for n in nets])
+    al = np.stack([n._alpha for n in nets])
+    be = np.stack([n._beta for n in nets])
+    cap = np.stack([n.rate_cap for n in nets])
+    p = np.ones((B, L)) if p0 is None else np.asarray(p0, float).copy()
+    if p.shape != (B, L) or np.any(~np.isfinite(p)) or np.any(p < 0):
+        raise ValueError(f"p0 must be a ({B}, {L}) array of finite prices >= 0")
+    mu = np.ones((B, N)) if mu0 is None else np.asarray(mu0, float).copy()
+    if mu.shape != (B, N) or np.any(~np.isfinite(mu)) or np.any(mu <= 0):
+        raise ValueError(f"mu0 must be a ({B}, {N}) array of positive scalers")
+    rng = np.random.default_rng(seed)
+    n_fast = max(1, int(np.ceil(T / dt - 1e-9)))
+    h = T / n_fast
+
+    def rates(p, mu):
+        M = K * np.power(p[:, None, :], A)
+        q = np.einsum("bjl,bjln->bn", M, Rj) / mu
+        qs = np.maximum(q, 1e-300)
+        with np.errstate(over="ignore", divide="ignore"):
+            x = np.power(be / qs, 1.0 / al)
+        return M, qs, x
+
+    P, MU, X = [p.copy()], [mu.copy()], [rates(p, mu)[2]]
+    for _ in range(int(steps)):
+        for _ in range(n_fast):
+            M, qs, x = rates(p, mu)
+            capped = x >= cap
+            x = np.minimum(x, cap)
+            dx = np.where(capped, 0.0, -x / (al * qs)) / mu
+            with np.errstate(divide="ignore", invalid="ignore"):
+                Dm = np.where(A == 1.0, K, K * A * np.power(p[:, None, :], A - 1.0))
+            Dm = np.where(np.isfinite(Dm), Dm, 0.0)
+            jdiag = np.einsum("bjl,bjln,bn->bl", Dm, Rj, dx)
+            f = np.einsum("bln,bn->bl", R, x) - c
+            p = np.maximum(p + h * f / (1.0 - h * np.minimum(jdiag, 0.0)), 0.0)
+        M = K * np.power(p[:, None, :], A)
+        num = np.einsum("bjl,bjln->bn", M, Rj)
+        den = np.einsum("bl,bln->bn", p, R)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            target = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan) / W
+        move = np.isfinite(target)
+        if asynchronous is not None:
+            move &= rng.random((B, N)) < asynchronous
+        X.append(rates(p, mu)[2])
+        mu = np.where(move, mu + kappa * (np.where(move, target, mu) - mu), mu)
+        P.append(p.copy())
+        MU.append(mu.copy())
+    return BatchResult(t_slow=np.arange(int(steps) + 1) * T, p=np.stack(P, axis=1), mu=np.stack(MU, axis=1),
+                       x=np.stack(X, axis=1))
