@@ -167,7 +167,7 @@ def exp1_two_timescale(ctx: Context) -> Outcome:
             rows[-1]["t_within_1e-3"] = t_conv
         ax.axhline(opt.p[0], color="tab:green", ls="--", lw=1, label=f"ours: NUM optimum p1* = {opt.p[0]:.3f}")
         ax.axhline(PAPER_P1_OPT, color="k", ls=":", lw=1, label=f"paper: p1* = {PAPER_P1_OPT} [Sec. VI-B]")
-        ax.set_title(f"{case}: p(0) = {tuple(p0)}")
+        ax.set_title(f"ours, {case}: p(0) = {tuple(float(v) for v in p0)}", fontsize=10)
         ax.set_xlabel("time (mu updated every T = 20)")
         ax.legend(fontsize=7)
     axes[0].set_ylabel("p1(t)")
@@ -244,7 +244,7 @@ def exp2_async(ctx: Context) -> Outcome:
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
     styles = {1.0: "-", 0.5: "--", 0.2: ":"}
     for prob in EXP2_PROBS:
-        r = two_timescale(typical, kappa=kappa, T=T, steps=300, asynchronous=None if prob == 1.0 else prob,
+        r = two_timescale(typical, kappa=kappa, T=T, steps=160, asynchronous=None if prob == 1.0 else prob,
                           p0=p0[0], dt=dt, seed=ctx.seed + 7, record_every=5)
         for l in range(typical.L):
             axes[0].plot(r.t, r.p[:, l], styles[prob], color=f"C{l}", lw=1,

@@ -223,7 +223,8 @@ class Utility:
         """d rate / d q (central difference unless a subclass knows it exactly)."""
         q = np.asarray(q, dtype=float)
         h = 1e-6 * q
-        return (self.rate(q + h) - self.rate(q - h)) / (2 * h)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            return (self.rate(q + h) - self.rate(q - h)) / (2 * h)
 
 
 @dataclass(frozen=True)

@@ -238,5 +238,5 @@ def scalers_for_allocation(net: Network, x, reference: int | None = None) -> All
     xx = x.copy()
     xx[idxJ] = sol.x
     mu = np.ones(net.N)
-    mu[others] = q[others] / net.utility_derivatives(x[others])
+    mu[others] = q[others] / net.utility_derivatives(x)[others]
     return Allocation(mu=mu, p=p, x=xx, residual=equilibrium_residual(ScaledView(net, mu), p))
