@@ -8,8 +8,8 @@ from scipy.optimize import minimize
 from cclab.theory.heterogeneous import (AlphaFair, CustomMapping, CustomUtility, Linear, Network, Power, Red,
                                         ScaledView, dual_dynamics, efficiency, equilibria, equilibrium_residual,
                                         gamma, intra_protocol_check, link_loads, mu_target, num_optimum,
-                                        random_network, scalers_for_allocation, source_rates, two_timescale,
-                                        two_timescale_batch)
+                                        random_network, scalers_for_allocation, slow_map_jacobian,
+                                        solve_equilibrium, source_rates, two_timescale, two_timescale_batch)
 from cclab.experiments.reproductions.heterogeneous import experiment1_network
 
 
@@ -217,6 +217,26 @@ def test_algorithm2_fixed_point_satisfies_eq27(exp1):
     assert _rel(net.utility_derivatives(x), net.RT @ p) < 1e-6          # eq. 27 with w = 1
     assert _rel(mu, mu_target(net, p)) < 1e-6                             # eq. 26
     assert _rel(x, num_optimum(net).x) < 1e-6                             # Theorem 6
+
+
+def test_slow_map_jacobian_matches_finite_differences(exp1):
+    # G(mu) = mu_target(equilibrium under mu), solved by Newton next to the optimum (Theorem 6)
+    net, _ = exp1
+    opt = num_optimum(net)
+    mu_star = mu_target(net, opt.p)
+
+    def G(mu):
+        p, ok = solve_equilibrium(ScaledView(net, mu), opt.p)
+        assert ok
+        return mu_target(net, p)
+
+    assert np.allclose(G(mu_star), mu_star, rtol=1e-9)         # the fixed point of eq. 26
+    J = slow_map_jacobian(net)
+    h = 1e-6
+    F = np.column_stack([(G(mu_star + h * e) - G(mu_star - h * e)) / (2 * h) for e in np.eye(net.N)])
+    assert np.max(np.abs(F - J)) < 1e-6 * np.max(np.abs(J))
+    # type 1 reacts to p itself (K^1 = I): its target is 1 whatever p is
+    assert np.allclose(J[net.protocol == 0], 0.0)
 
 
 def test_batch_matches_single_runs():

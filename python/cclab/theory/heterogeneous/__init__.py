@@ -16,8 +16,8 @@ from .model import (AlphaFair, CustomMapping, CustomUtility, Linear, Network, Po
 from .equilibria import Equilibrium, dual_dynamics, equilibria, load_jacobian, price_scale, solve_equilibrium
 from .welfare import (Allocation, Efficiency, NumSolution, efficiency, gamma, intra_protocol_check,
                       num_optimum, scalers_for_allocation)
-from .two_timescale import (BatchResult, TwoTimescaleResult, mu_target, random_network, two_timescale,
-                            two_timescale_batch)
+from .two_timescale import (BatchResult, TwoTimescaleResult, mu_target, random_network, slow_map_jacobian,
+                            two_timescale, two_timescale_batch)
 
 __all__ = [
     "AlphaFair", "CustomMapping", "CustomUtility", "Linear", "Network", "Power", "PriceMapping", "Red",
@@ -26,5 +26,5 @@ __all__ = [
     "solve_equilibrium", "Allocation", "Efficiency", "NumSolution", "efficiency", "gamma",
     "intra_protocol_check", "num_optimum", "scalers_for_allocation",
     "TwoTimescaleResult", "mu_target", "random_network", "two_timescale", "BatchResult",
-    "two_timescale_batch",
+    "two_timescale_batch", "slow_map_jacobian",
 ]

@@ -26,7 +26,7 @@ from .model import AlphaFair, Linear, Network, Power, ScaledView, _split
 from .welfare import _weights
 
 __all__ = ["TwoTimescaleResult", "two_timescale", "mu_target", "random_network", "BatchResult",
-           "two_timescale_batch"]
+           "two_timescale_batch", "slow_map_jacobian"]
 
 
 @dataclass
@@ -263,3 +263,40 @@ def two_timescale_batch(nets: Sequence[Network], w=None, kappa=0.5, T: float = 5
         MU.append(mu.copy())
     return BatchResult(t_slow=np.arange(int(steps) + 1) * T, p=np.stack(P, axis=1), mu=np.stack(MU, axis=1),
                        x=np.stack(X, axis=1))
+
+
+def slow_map_jacobian(net: Network, w=None) -> np.ndarray:
+    """Jacobian G'(mu*) of Algorithm 2's slow map G(mu) = mu_target(p(mu)) at its fixed point.
+
+    p(mu) is the equilibrium (eq. 7) under the scalers mu that lies next to the weighted NUM
+    optimum, and mu* is given by eq. (26) (Theorem 6). By the implicit function theorem on the
+    priced links, dp/dmu = -(dy/dp)^{-1} dy/dmu. One round of Algorithm 2 with step kappa has the
+    linearisation (1 - kappa) I + kappa G'(mu*), so the fixed point attracts for small kappa when
+    every eigenvalue of G' has real part below 1, and for kappa = 1 when all lie in the unit disc.
+    Theorem 6 guarantees the fixed point; this tells whether Algorithm 2 actually reaches it.
+
+    net: the network. w: weights of eqs. (23)-(26) (scalar or one per source; default 1).
+    """
+    from .equilibria import load_jacobian
+
+    net, _ = _split(net)
+    w = _weights(net, w)
+    from .welfare import num_optimum
+
+    opt = num_optimum(net, w=w)
+    p = opt.p
+    mu = mu_target(net, p, w)
+    act = p > 1e-12 * max(1.0, float(np.max(p)))
+    M = net.mapping_values(p)
+    q = np.einsum("li,il->i", net.R, M[net.protocol])
+    # dx_i/dmu_i for x_i = (U_i')^{-1}(q_i / mu_i): slope at q/mu times -q/mu^2
+    dxdmu = net.rate_slopes(q / mu) * (-q / mu ** 2)
+    dydmu = net.R * dxdmu[None, :]                               # (L, N)
+    A = load_jacobian(ScaledView(net, mu), p)
+    dpdmu = np.zeros((net.L, net.N))
+    dpdmu[act] = -np.linalg.solve(A[np.ix_(act, act)], dydmu[act])
+    # d target_i / d p_l = R_li (m_l'(p_l) sum_k R_ki p_k - sum_k R_ki m_k(p_k)) / (sum_k R_ki p_k)^2 / w_i
+    Dm = net.mapping_derivatives(p)[net.protocol]                # (N, L)
+    sp = net.RT @ p
+    dtdp = net.RT * (Dm * sp[:, None] - q[:, None]) / (sp ** 2 * w)[:, None]
+    return dtdp @ dpdmu
