@@ -96,7 +96,7 @@ def test_dual_dynamics_settle_on_stable_equilibria(exp1):
         if not e.stable:
             continue
         slowest = -np.max(e.eigenvalues.real)           # decay rate of the slowest mode of eq. 4
-        _, P = dual_dynamics(net, e.p * 1.02, t_end=25.0 / slowest, dt=0.1, record_every=10 ** 6)
+        _, P = dual_dynamics(net, e.p * 1.02, t_end=25.0 / slowest, dt=0.5, record_every=10 ** 6)
         assert np.max(np.abs(P[-1] - e.p)) < 1e-6
 
 

@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .equilibria import dual_dynamics
+from .equilibria import dual_dynamics, rosenbrock_step
 from .model import AlphaFair, Linear, Network, Power, ScaledView, _split
 from .welfare import _weights
 
@@ -214,6 +214,7 @@ def two_timescale_batch(nets: Sequence[Network], w=None, kappa=0.5, T: float = 5
     R = np.stack([n.R for n in nets])                           # (B, L, N)
     onehot = np.stack([(n.protocol[None, :] == np.arange(J)[:, None]).astype(float) for n in nets])
     Rj = R[:, None, :, :] * onehot[:, :, None, :]               # (B, J, L, N)
+    RjT = np.ascontiguousarray(Rj.transpose(0, 1, 3, 2))
     c = np.stack([n.c for n in nets])
     al = np.stack([n._alpha for n in nets])
     be = np.stack([n._beta for n in nets])
@@ -246,9 +247,10 @@ def two_timescale_batch(nets: Sequence[Network], w=None, kappa=0.5, T: float = 5
             with np.errstate(divide="ignore", invalid="ignore"):
                 Dm = np.where(A == 1.0, K, K * A * np.power(p[:, None, :], A - 1.0))
             Dm = np.where(np.isfinite(Dm), Dm, 0.0)
-            jdiag = np.einsum("bjl,bjln,bn->bl", Dm, Rj, dx)
+            # dy/dp: J_lk = sum_j sum_n Rj_ln dx_n Rj_kn m_k^j'(p_k), as batched matrix products
+            J = (((Rj * dx[:, None, None, :]) @ RjT) * Dm[:, :, None, :]).sum(axis=1)
             f = np.einsum("bln,bn->bl", R, x) - c
-            p = np.maximum(p + h * f / (1.0 - h * np.minimum(jdiag, 0.0)), 0.0)
+            p = np.maximum(p + rosenbrock_step(p, f, J, h), 0.0)
         M = K * np.power(p[:, None, :], A)
         num = np.einsum("bjl,bjln->bn", M, Rj)
         den = np.einsum("bl,bln->bn", p, R)
