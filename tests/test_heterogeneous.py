@@ -303,3 +303,30 @@ def test_bad_solver_arguments_raise(exp1):
         Red(10.0, 5.0, 10.0)
     with pytest.raises(ValueError, match="increasing"):
         Linear(-1.0)
+
+
+def test_example2a_fluid_model_has_equilibria_with_different_bottlenecks():
+    # Example 2a in fluid form: common price = queue (packets); Reno reacts to RED marking (eq. 2),
+    # x = sqrt(1.5)/(RTT sqrt(q)), i.e. AlphaFair(2, 1.5/RTT^2), RTT = 180 ms; FAST reacts to queueing
+    # delay b/c (ms) with x = alpha/q, alpha = 50 packets (eq. 1). Section II-B: which links are
+    # bottlenecks depends on which protocol dominates.
+    c = np.array([9.1, 13.8, 9.1])                      # packets per ms
+    red = [Red(300, 1500, 1e4), Red(0, 1500, 10), Red(300, 1500, 1e4)]
+    delay = [Linear(1 / ci) for ci in c]
+    net = Network(c, [[[0, 1, 2]] * 8, [[0, 1], [0, 1], [1, 2], [1, 2]]], [red, delay],
+                  [AlphaFair(2, 1.5 / 180 ** 2), AlphaFair(1, 50.0)])
+    eqs = equilibria(net, n_starts=24)
+    sets = {tuple(e.bottleneck) for e in eqs}
+    assert (False, True, False) in sets                 # FAST first: only link 2-3 saturated
+    assert (True, False, True) in sets                  # Reno first: links 1-2 and 3-4 saturated
+    for e in eqs:
+        assert e.residual < 1e-10
+    reno = {tuple(e.bottleneck): e.x[0] for e in eqs}
+    assert reno[(True, False, True)] > 10 * reno[(False, True, False)]
+
+
+def test_saturating_mapping_without_equilibrium_is_reported():
+    # RED saturates at 1/K: with greedy enough sources no price brings the link under capacity (A2 fails)
+    net = Network([1.0], [[[0], [0]]], [Red(0.0, 10.0, 10.0)], [AlphaFair(1, 1.0)])
+    with pytest.raises(ValueError, match="A2"):
+        equilibria(net)

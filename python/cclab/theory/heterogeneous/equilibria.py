@@ -127,7 +127,8 @@ def price_scale(net) -> float:
     while over(hi) > 0:
         hi *= 4.0
         if hi > 1e12:
-            raise ValueError("could not find a price that brings every link under capacity")
+            raise ValueError("net: no uniform price brings every link under capacity; assumption A2 fails "
+                             "(a price mapping saturates, e.g. RED above b_max, before rates fall enough)")
     while over(lo) < 0:
         lo /= 4.0
         if lo < 1e-300:
