@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalogue import Context, Outcome, reproduction
-from ...theory.heterogeneous import (AlphaFair, Linear, Network, efficiency, equilibria, num_optimum,
+from ...theory.heterogeneous import (AlphaFair, Linear, Network, dual_dynamics, efficiency, equilibria, num_optimum,
                                      random_network, slow_map_jacobian, two_timescale, two_timescale_batch)
 from ...theory.heterogeneous.two_timescale import mu_target
 
@@ -79,8 +79,6 @@ def exp1_equilibria(ctx: Context) -> Outcome:
     df = pd.DataFrame(rows)
 
     fig, ax = plt.subplots(figsize=(6.4, 4.8))
-    from ...theory.heterogeneous import dual_dynamics
-
     grid = np.linspace(0.02, 0.7, 7)
     for a in grid:
         for b in (0.02, 0.7):

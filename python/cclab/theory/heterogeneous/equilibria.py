@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .model import Network, ScaledView, _split
+from .model import Network, ScaledView, _split, equilibrium_residual, source_rates
 
 __all__ = ["Equilibrium", "equilibria", "solve_equilibrium", "dual_dynamics", "price_scale",
            "load_jacobian", "rosenbrock_step"]
@@ -234,8 +234,6 @@ def classify(net, p, scale: float | None = None) -> Equilibrium:
     net: the network (or a ScaledView). p: an equilibrium price (L,).
     scale: price unit for deciding p_l > 0 (default: price_scale(net)).
     """
-    from .model import equilibrium_residual, source_rates
-
     net_, mu = _split(net)
     p = np.maximum(np.asarray(p, dtype=float), 0.0)
     s = price_scale(net) if scale is None else scale
@@ -291,8 +289,6 @@ def equilibria(net, starts=None, n_starts: int = 32, seed: int = 0, mu=None, set
     found: list[np.ndarray] = []
 
     def add(p):
-        from .model import equilibrium_residual
-
         if equilibrium_residual(view, p) > tol:
             return
         for f in found:

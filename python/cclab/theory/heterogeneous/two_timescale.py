@@ -21,9 +21,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .equilibria import dual_dynamics, rosenbrock_step
-from .model import AlphaFair, Linear, Network, Power, ScaledView, _split
-from .welfare import _weights
+from .equilibria import dual_dynamics, load_jacobian, rosenbrock_step
+from .model import AlphaFair, Linear, Network, Power, ScaledView, _split, source_rates
+from .welfare import _weights, num_optimum
 
 __all__ = ["TwoTimescaleResult", "two_timescale", "mu_target", "random_network", "BatchResult",
            "two_timescale_batch", "slow_map_jacobian"]
@@ -95,8 +95,6 @@ def two_timescale(net: Network, w=None, kappa=0.5, T: float = 20.0, steps: int =
     rng = np.random.default_rng(seed)
     ts, ps = [np.zeros(1)], [p[None, :].copy()]
     mus, xs, pslow = [mu.copy()], [], [p.copy()]
-    from .model import source_rates
-
     xs.append(source_rates(net, p, mu))
     for k in range(int(steps)):
         t, P = dual_dynamics(ScaledView(net, mu), p, t_end=T, dt=dt, record_every=record_every)
@@ -279,12 +277,8 @@ def slow_map_jacobian(net: Network, w=None) -> np.ndarray:
 
     net: the network. w: weights of eqs. (23)-(26) (scalar or one per source; default 1).
     """
-    from .equilibria import load_jacobian
-
     net, _ = _split(net)
     w = _weights(net, w)
-    from .welfare import num_optimum
-
     opt = num_optimum(net, w=w)
     p = opt.p
     mu = mu_target(net, p, w)
