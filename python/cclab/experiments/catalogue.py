@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,9 +102,10 @@ def _load_all() -> None:
 
 
 def entries() -> list[Reproduction]:
-    """All registered entries, sorted by name."""
+    """All registered entries, sorted by name with numbers in numeric order (fig4 before fig10)."""
     _load_all()
-    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+    natural = lambda k: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", k)]
+    return [_REGISTRY[k] for k in sorted(_REGISTRY, key=natural)]
 
 
 def get(name: str) -> Reproduction:
