@@ -202,7 +202,8 @@ impl Simulation {
                 break;
             }
             let (t, ev) = self.queue.pop().unwrap();
-            debug_assert!(t >= self.now, "time went back");
+            // Invariant: time never goes back (checked in every build; one compare per event).
+            assert!(t >= self.now, "time went back from {} to {}", self.now, t);
             self.now = t;
             self.events += 1;
             self.handle(ev);
