@@ -52,6 +52,15 @@ struct FlowRecord {
     timeouts: u32,
 }
 
+impl Tcp {
+    /// Copy a connection's counters into its flow record.
+    fn copy_into(&self, rec: &mut FlowRecord) {
+        rec.bytes_delivered = self.rcv_nxt.min(rec.size);
+        rec.retransmissions = self.retransmits;
+        rec.timeouts = self.timeouts;
+    }
+}
+
 struct ClassState {
     arrivals: Rng,
     sizes: Rng,
@@ -389,12 +398,12 @@ impl Simulation {
         if pkt.is_ack() {
             tcp.on_ack(&pkt, self.now, p, &mut self.out);
             if tcp.sender_done() {
+                // Send whatever the last ACK produced before the slot is freed; the
+                // connection's pending timer events then find no live flow and lapse.
+                self.after_tcp(slot);
                 let tcp = self.flows[slot as usize].take().unwrap();
-                self.close(&tcp);
+                tcp.copy_into(&mut self.records[tcp.uid as usize]);
                 self.free_slots.push(slot);
-                let out = std::mem::take(&mut self.out);
-                debug_assert!(out.is_empty());
-                self.out = out;
                 return;
             }
         } else {
@@ -416,13 +425,6 @@ impl Simulation {
             }
         }
         self.after_tcp(slot);
-    }
-
-    fn close(&mut self, tcp: &Tcp) {
-        let rec = &mut self.records[tcp.uid as usize];
-        rec.bytes_delivered = tcp.rcv_nxt;
-        rec.retransmissions = tcp.retransmits;
-        rec.timeouts = tcp.timeouts;
     }
 
     fn timer(&mut self, slot: u32, uid: u32, rto: bool) {
@@ -489,10 +491,7 @@ impl Simulation {
         }
         // Connections still open: copy their state into the records.
         for tcp in self.flows.iter().flatten() {
-            let rec = &mut self.records[tcp.uid as usize];
-            rec.bytes_delivered = tcp.rcv_nxt.min(rec.size);
-            rec.retransmissions = tcp.retransmits;
-            rec.timeouts = tcp.timeouts;
+            tcp.copy_into(&mut self.records[tcp.uid as usize]);
         }
         let counters = self.packet_counters();
         let mut ft = FlowTable::default();
