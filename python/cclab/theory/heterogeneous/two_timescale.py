@@ -47,6 +47,16 @@ class TwoTimescaleResult:
     p_slow: np.ndarray
 
 
+
+def _check_schedule(T, steps, asynchronous) -> None:
+    """Validate Algorithm 2's round length T, number of rounds and update probability."""
+    if not (np.isfinite(T) and T > 0):
+        raise ValueError(f"T must be positive, got {T}")
+    if int(steps) != steps or steps < 1:
+        raise ValueError(f"steps must be a positive integer, got {steps}")
+    if asynchronous is not None and not (0 < asynchronous <= 1):
+        raise ValueError(f"asynchronous must be None or a probability in (0, 1], got {asynchronous}")
+
 def mu_target(net: Network, p, w=None) -> np.ndarray:
     """(1/w_i) sum_l R_li m_l^j(p_l) / sum_l R_li p_l (eq. 26; Algorithm 2 step 2).
 
@@ -84,12 +94,7 @@ def two_timescale(net: Network, w=None, kappa=0.5, T: float = 20.0, steps: int =
         else np.asarray(kappa, dtype=float)
     if kap.shape != (net.N,) or np.any(~np.isfinite(kap)) or np.any(kap <= 0) or np.any(kap > 1):
         raise ValueError(f"kappa must lie in (0, 1], as a scalar or one per source ({net.N})")
-    if not (np.isfinite(T) and T > 0):
-        raise ValueError(f"T must be positive, got {T}")
-    if int(steps) != steps or steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps}")
-    if asynchronous is not None and not (0 < asynchronous <= 1):
-        raise ValueError(f"asynchronous must be None or a probability in (0, 1], got {asynchronous}")
+    _check_schedule(T, steps, asynchronous)
     p = np.ones(net.L) if p0 is None else net.check_prices(p0, "p0").copy()
     mu = np.ones(net.N) if mu0 is None else net.check_scalers(mu0, "mu0").copy()
     rng = np.random.default_rng(seed)
@@ -195,12 +200,7 @@ def two_timescale_batch(nets: Sequence[Network], w=None, kappa=0.5, T: float = 5
             raise ValueError("nets must use power-law mappings and alpha-fair utilities only")
     if not (0 < kappa <= 1):
         raise ValueError(f"kappa must lie in (0, 1], got {kappa}")
-    if not (np.isfinite(T) and T > 0):
-        raise ValueError(f"T must be positive, got {T}")
-    if int(steps) != steps or steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps}")
-    if asynchronous is not None and not (0 < asynchronous <= 1):
-        raise ValueError(f"asynchronous must be None or a probability in (0, 1], got {asynchronous}")
+    _check_schedule(T, steps, asynchronous)
     if not (dt > 0):
         raise ValueError(f"dt must be positive, got {dt}")
     B = len(nets)
