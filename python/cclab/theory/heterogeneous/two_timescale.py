@@ -47,7 +47,6 @@ class TwoTimescaleResult:
     p_slow: np.ndarray
 
 
-
 def _check_schedule(T, steps, asynchronous) -> None:
     """Validate Algorithm 2's round length T, number of rounds and update probability."""
     if not (np.isfinite(T) and T > 0):
@@ -56,6 +55,7 @@ def _check_schedule(T, steps, asynchronous) -> None:
         raise ValueError(f"steps must be a positive integer, got {steps}")
     if asynchronous is not None and not (0 < asynchronous <= 1):
         raise ValueError(f"asynchronous must be None or a probability in (0, 1], got {asynchronous}")
+
 
 def mu_target(net: Network, p, w=None) -> np.ndarray:
     """(1/w_i) sum_l R_li m_l^j(p_l) / sum_l R_li p_l (eq. 26; Algorithm 2 step 2).
