@@ -133,8 +133,11 @@ def run(scenario: ScenarioLike, seed: int | None = None,
 def validate(scenario: ScenarioLike, seed: int | None = None) -> dict:
     """Check a scenario without running it.
 
-    Returns ``{"warnings": [...], "duration_s", "warmup_s", "seed"}``; raises
-    ScenarioError naming the key path of the first malformed field.
+    Returns ``{"warnings": [...], "duration_s", "warmup_s", "seed", "plan"}``;
+    raises ScenarioError naming the key path of the first malformed field.
+    ``plan`` is the resolved scenario in SI units (nodes; links, both directions
+    of a duplex link; classes with endpoints, routes and arrival parameters; TCP
+    parameters): what another simulator needs to run the same scenario.
     """
     structure, base_dir = load_scenario(scenario)
     return _validate_text(to_json(structure), base_dir, seed)
