@@ -354,6 +354,7 @@ mod tests {
             delayed_ack: false,
             delayed_ack_timeout: SimTime::from_millis(200),
             dupack_threshold: 3,
+            handshake: false,
         }
     }
 
