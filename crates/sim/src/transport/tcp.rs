@@ -553,7 +553,8 @@ mod tests {
     }
 
     fn synack(ts: SimTime, retx: bool) -> Packet {
-        Packet { slot: 0, uid: 0, seq: 0, ts, len: 0, size: 40, route: 1, hop: 0, flags: SYN | ACK | if retx { RETX } else { 0 } }
+        let a = ack(0, ts, retx); // SYN-ACK: an ACK of sequence 0 with SYN set
+        Packet { flags: SYN | a.flags, ..a }
     }
 
     #[test]
