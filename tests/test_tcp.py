@@ -111,3 +111,80 @@ def test_poisson_completion_time_near_processor_sharing(load, isolated_overhead)
     predicted = ps + isolated_overhead
     mean, se = _mean_ct(load, seeds=range(1, 9))
     assert abs(mean / predicted - 1) < 0.10, (mean, se, ps, predicted)
+
+
+# --- Three-way handshake ([tcp] handshake = true), as ns-3 opens connections.
+
+HEADER = 40  # bytes, the default [tcp] header: SYN and SYN-ACK are header-only
+
+
+def _one_flow(tmp_path, tcp, size=100_000, start=1.0, limit="80ms", extra=()):
+    """A single flow of `size` bytes arriving at `start` on the 10 Mbps, 25 ms dumbbell."""
+    csv = tmp_path / "one.csv"
+    csv.write_text(f"start,size,class\n{start},{size},one\n")
+    flow = {"name": "one", "type": "flow_list", "src": "a", "dst": "b", "file": str(csv)}
+    return cclab.run(dumbbell(duration="10s", limit=limit, tcp=tcp, traffic=[flow, *extra]))
+
+
+@pytest.mark.parametrize("delayed_ack", [False, True])
+def test_handshake_adds_exactly_one_rtt_on_an_idle_link(tmp_path, delayed_ack):
+    # Alone on the link, the handshake shifts the whole transfer by the time from
+    # the SYN leaving to the SYN-ACK coming back: each is serialized (40 bytes at
+    # 10 Mbps = 32 us) and propagated (25 ms) once; nothing else changes, since
+    # no packet is lost and the RTO (1 s, or 3 x 50.064 ms -> min_rto 200 ms
+    # after the SYN-ACK sample) never fires.
+    plain = _one_flow(tmp_path, {"delayed_ack": delayed_ack})
+    hs = _one_flow(tmp_path, {"delayed_ack": delayed_ack, "handshake": True})
+    rtt = 2 * (0.025 + HEADER * 8 / 10e6)
+    assert hs.flows.completion_time[0] - plain.flows.completion_time[0] == pytest.approx(rtt, abs=1e-9)
+    for r in (plain, hs):
+        f = r.flows.iloc[0]
+        assert f.finished and f.timeouts == 0 and f.retransmissions == 0
+    # The links carry one more header-only packet each way: the SYN and the SYN-ACK.
+    lp, lh = plain.links.set_index("name"), hs.links.set_index("name")
+    for link in ("bn", "bn-rev"):
+        assert lh.loc[link, "packets_sent"] - lp.loc[link, "packets_sent"] == 1
+        assert lh.loc[link, "bytes_sent"] - lp.loc[link, "bytes_sent"] == HEADER
+    assert hs.summary["packets_sent"] - plain.summary["packets_sent"] == 2
+
+
+def test_lost_syn_is_resent_after_initial_rto(tmp_path):
+    # A constant-rate sender at twice the link rate from 0.9 s to 1.05 s keeps the
+    # 1-packet queue full (a 1500-byte datagram every 0.6 ms, one served every
+    # 1.2 ms), so the SYN sent at 1.0 s is dropped. It is resent after
+    # initial_rto = 1 s onto an idle link; then SYN and SYN-ACK each take 32 us
+    # + 25 ms, and the one 1000-byte segment (1040 bytes on the wire) 0.832 ms
+    # + 25 ms. One timer expiry, one retransmission.
+    cbr = {"name": "block", "type": "cbr", "src": "a", "dst": "b", "rate": "20Mbps",
+           "packet_size": 1500, "starts": [0.9], "stop": "1050ms"}
+    r = _one_flow(tmp_path, {"handshake": True}, size=1000, limit="1pkts", extra=[cbr])
+    f = r.flows[r.flows["class"] == "one"].iloc[0]
+    assert f.finished
+    assert (f.timeouts, f.retransmissions) == (1, 1)
+    expected = 1.0 + 2 * (HEADER * 8 / 10e6 + 0.025) + (1000 + HEADER) * 8 / 10e6 + 0.025
+    assert f.completion_time == pytest.approx(expected, abs=1e-9)
+
+
+def test_handshake_conservation_and_determinism_under_load():
+    # Poisson short flows and a long-lived flow through an 8-packet buffer: SYNs,
+    # SYN-ACKs and data are lost and resent. Every packet is still delivered,
+    # dropped or in flight; the same seed gives the same bytes; and the traffic
+    # drawn (arrival times, sizes) is the same as without the handshake.
+    def scenario(seed, handshake=True):
+        return dumbbell(limit="8pkts", duration="200s", seed=seed, tcp={"handshake": handshake},
+                        traffic=[poisson(0.7, mean="200KB"), long_lived()])
+
+    a, b, c = cclab.run(scenario(5)), cclab.run(scenario(5)), cclab.run(scenario(6))
+    s = a.summary
+    assert s["packets_sent"] == s["packets_delivered"] + s["packets_dropped"] + s["packets_in_flight"]
+    assert a.links.set_index("name").loc["bn", "drops"] > 0 and a.flows.timeouts.sum() > 0
+    for df in ("flows", "links", "series"):
+        assert getattr(a, df).equals(getattr(b, df)), df
+    assert not a.flows.equals(c.flows)
+    fin = a.flows[a.flows.finished]
+    assert len(fin) > 100
+    assert (fin.bytes_delivered == fin["size"]).all()
+    # At least SYN and SYN-ACK one way each, then the data one way: 3 x 25 ms.
+    assert (fin.completion_time > 3 * 0.025).all()
+    plain = cclab.run(scenario(5, handshake=False)).flows
+    assert a.flows[["class", "arrival", "size"]].equals(plain[["class", "arrival", "size"]])

@@ -7,6 +7,8 @@ pub const ACK: u8 = 1;
 pub const RETX: u8 = 2;
 /// A datagram of a constant-rate sender: no acknowledgment, no retransmission.
 pub const DATAGRAM: u8 = 4;
+/// Connection setup (header only): SYN alone opens a connection, SYN | ACK answers it.
+pub const SYN: u8 = 8;
 
 /// One packet on the wire.
 #[derive(Clone, Copy, Debug)]
@@ -16,8 +18,10 @@ pub struct Packet {
     /// Flow id (unique for the whole run): tells a live flow from a reused slot.
     pub uid: u32,
     /// Data: first payload byte. ACK: cumulative acknowledgment (next byte expected).
+    /// SYN and SYN-ACK: 0.
     pub seq: u64,
-    /// Data: send time. ACK: the echoed send time of the segment that triggered it.
+    /// Data and SYN: send time. ACK and SYN-ACK: the echoed send time of the segment
+    /// (or SYN) that triggered it.
     pub ts: SimTime,
     /// Payload bytes.
     pub len: u32,
@@ -26,7 +30,7 @@ pub struct Packet {
     /// Route id and the index of the next link on it.
     pub route: u16,
     pub hop: u16,
-    /// ACK / RETX bits.
+    /// ACK / RETX / DATAGRAM / SYN bits.
     pub flags: u8,
 }
 

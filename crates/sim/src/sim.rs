@@ -3,7 +3,7 @@
 use crate::engine::{EventQueue, Rng, SimTime};
 use crate::metrics::{Arrivals, FlowTable, LinkRow, RunResult, Scalar, Series};
 use crate::net::{DropTail, Link, QueueDiscipline};
-use crate::packet::{Packet, DATAGRAM};
+use crate::packet::{Packet, DATAGRAM, SYN};
 use crate::scenario::{ClassKind, Config, Protocol};
 use crate::transport::{Controller, NewReno, Tcp, TcpOutput};
 use std::time::Instant;
@@ -332,7 +332,7 @@ impl Simulation {
             Protocol::NewReno => Controller::NewReno(NewReno),
         };
         let mut tcp = Tcp::new(uid, slot, size, 2 * ci, 2 * ci + 1, cc, &self.cfg.tcp);
-        tcp.try_send(self.now, &self.cfg.tcp, &mut self.out);
+        tcp.open(self.now, &self.cfg.tcp, &mut self.out);
         self.flows[slot as usize] = Some(tcp);
         self.after_tcp(slot);
     }
@@ -395,7 +395,14 @@ impl Simulation {
         let Some(tcp) = self.flows[slot as usize].as_mut().filter(|t| t.uid == pkt.uid) else {
             return; // the connection has closed: a late duplicate
         };
-        if pkt.is_ack() {
+        if pkt.flags & SYN != 0 {
+            // Connection setup: a SYN reaches the receiver, a SYN-ACK the sender.
+            if pkt.is_ack() {
+                tcp.on_synack(&pkt, self.now, p, &mut self.out);
+            } else {
+                tcp.on_syn(&pkt, p, &mut self.out);
+            }
+        } else if pkt.is_ack() {
             tcp.on_ack(&pkt, self.now, p, &mut self.out);
             if tcp.sender_done() {
                 // Send whatever the last ACK produced before the slot is freed; the

@@ -21,6 +21,8 @@ pub struct TcpParams {
     pub delayed_ack: bool,
     pub delayed_ack_timeout: SimTime,
     pub dupack_threshold: u32,
+    /// Three-way handshake before data (SYN, SYN-ACK).
+    pub handshake: bool,
 }
 
 /// A link in engine units; the queue limit is in packets or bytes.
@@ -173,6 +175,7 @@ pub fn build(spec: ScenarioSpec, base_dir: &Path, seed: Option<u64>) -> R<(Confi
         delayed_ack: t.delayed_ack,
         delayed_ack_timeout: t.delayed_ack_timeout.0,
         dupack_threshold: t.dupack_threshold,
+        handshake: t.handshake,
     };
 
     // Nodes: explicit list, or the links' endpoints in order of appearance.

@@ -107,6 +107,9 @@ pub struct TcpSpec {
     pub delayed_ack_timeout: Duration,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupack_threshold: u32,
+    /// Open each connection with a SYN / SYN-ACK exchange before sending data
+    /// (as ns-3 does); off: data flows from the flow's arrival.
+    pub handshake: bool,
 }
 
 impl Default for TcpSpec {
@@ -122,6 +125,7 @@ impl Default for TcpSpec {
             delayed_ack: false,
             delayed_ack_timeout: Duration(SimTime::from_millis(200)),
             dupack_threshold: 3,
+            handshake: false,
         }
     }
 }

@@ -3,14 +3,19 @@
 //! with partial ACKs (RFC 5681 section 3.2, RFC 6582, "Slow-but-Steady" timer variant),
 //! retransmission timeout (RFC 6298: SRTT/RTTVAR, minimum RTO, exponential
 //! backoff, Karn's rule), and cumulative ACKs with optional delayed ACKs
-//! (RFC 5681 section 4.2). No SACK, no handshake: data flows from the first instant.
+//! (RFC 5681 section 4.2). No SACK. Optionally (`TcpParams::handshake`) a
+//! connection opens with a SYN / SYN-ACK exchange as in ns-3 (RFC 9293 section
+//! 3.5): the SYN is timed from `initial_rto` with backoff, and the SYN-ACK gives
+//! the first RTT sample; the sender's final ACK of the handshake is not modelled
+//! (its first data segment follows at once). Without it, data flows from the
+//! first instant.
 //!
 //! Both endpoints of one connection live in one `Tcp` value; the simulator moves
 //! the packets between them. Timers are deadlines that the simulator turns into
 //! events lazily (`rto_deadline`, `delack_deadline`).
 use super::cc::{AckEvent, CcState, CongestionControl, Controller};
 use crate::engine::SimTime;
-use crate::packet::{Packet, ACK, RETX};
+use crate::packet::{Packet, ACK, RETX, SYN};
 use crate::scenario::TcpParams;
 
 /// Packets a call wants sent, in order.
@@ -46,6 +51,8 @@ pub struct Tcp {
     pub rto_event: Option<SimTime>,
     pub retransmits: u32,
     pub timeouts: u32,
+    /// The SYN-ACK has arrived (from the start without a handshake); no data before.
+    pub established: bool,
     // --- receiver
     pub rcv_nxt: u64,
     ooo: Vec<(u64, u64)>,
@@ -58,7 +65,7 @@ pub struct Tcp {
 }
 
 impl Tcp {
-    /// A connection ready to send from sequence 0.
+    /// A connection at sequence 0; `open` starts it.
     pub fn new(uid: u32, slot: u32, size: u64, fwd_route: u16, rev_route: u16, cc: Controller, p: &TcpParams) -> Tcp {
         let mss = p.mss as u64;
         Tcp {
@@ -84,6 +91,7 @@ impl Tcp {
             rto_event: None,
             retransmits: 0,
             timeouts: 0,
+            established: !p.handshake,
             rcv_nxt: 0,
             ooo: Vec::new(),
             unacked: 0,
@@ -134,6 +142,52 @@ impl Tcp {
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rto);
         }
+    }
+
+    /// The flow arrives: send a SYN if the connection needs a handshake, data otherwise.
+    pub fn open(&mut self, now: SimTime, p: &TcpParams, out: &mut TcpOutput) {
+        if self.established {
+            self.try_send(now, p, out);
+        } else {
+            self.send_syn(now, false, p, out);
+        }
+    }
+
+    /// A SYN (header only) on the data route, timed like a segment: RFC 6298
+    /// rules 5.1 and 5.6, with `initial_rto` before any sample (rule 2.1).
+    fn send_syn(&mut self, now: SimTime, retx: bool, p: &TcpParams, out: &mut TcpOutput) {
+        if retx {
+            self.retransmits += 1;
+        }
+        out.push(Packet {
+            slot: self.slot,
+            uid: self.uid,
+            seq: 0,
+            ts: now,
+            len: 0,
+            size: p.header,
+            route: self.fwd_route,
+            hop: 0,
+            flags: SYN | if retx { RETX } else { 0 },
+        });
+        self.rto_deadline = Some(now + self.rto);
+    }
+
+    /// A SYN-ACK reaches the sender: the connection is established and data may
+    /// flow (initial window). The SYN-ACK echoes the SYN's send time, so it gives
+    /// the first RTT sample (RFC 6298 rule 2.2), unless it answers a resent SYN
+    /// (Karn's rule; the backed-off RTO then stays until a data sample, as in ns-3).
+    /// A duplicate SYN-ACK, answering an earlier copy of a resent SYN, is ignored.
+    pub fn on_synack(&mut self, pkt: &Packet, now: SimTime, p: &TcpParams, out: &mut TcpOutput) {
+        if self.established {
+            return;
+        }
+        self.established = true;
+        self.rto_deadline = None; // the SYN is acknowledged (rule 5.2)
+        if pkt.flags & RETX == 0 {
+            self.rtt_sample(now - pkt.ts, p);
+        }
+        self.try_send(now, p, out);
     }
 
     /// Send new (or, after a timeout, resent) segments while the window allows.
@@ -246,6 +300,14 @@ impl Tcp {
     /// The retransmission timer expired (RFC 6298 section 5, RFC 5681 eq. 4).
     pub fn on_rto(&mut self, now: SimTime, p: &TcpParams, out: &mut TcpOutput) {
         self.rto_deadline = None;
+        if !self.established {
+            // The SYN or its SYN-ACK was lost: back off (rule 5.5) and resend the
+            // SYN, flagged for Karn's rule. No window to reduce: no data is out.
+            self.timeouts += 1;
+            self.rto = SimTime(self.rto.0.saturating_mul(2)).min(p.max_rto);
+            self.send_syn(now, true, p, out);
+            return;
+        }
         if self.snd_una >= self.snd_max {
             return;
         }
@@ -277,6 +339,23 @@ impl Tcp {
         self.unacked = 0;
         self.echo_pending = false;
         self.delack_deadline = None;
+    }
+
+    /// A SYN reaches the receiver: answer with a SYN-ACK (header only, on the ACK
+    /// route) echoing its send time and retransmission flag, as ACKs echo a
+    /// segment's. Every copy of a resent SYN is answered.
+    pub fn on_syn(&mut self, pkt: &Packet, p: &TcpParams, out: &mut TcpOutput) {
+        out.push(Packet {
+            slot: self.slot,
+            uid: self.uid,
+            seq: 0,
+            ts: pkt.ts,
+            len: 0,
+            size: p.header,
+            route: self.rev_route,
+            hop: 0,
+            flags: SYN | ACK | (pkt.flags & RETX),
+        });
     }
 
     /// A data segment reaches the receiver; returns the bytes newly delivered in order.
@@ -354,6 +433,7 @@ mod tests {
             delayed_ack: false,
             delayed_ack_timeout: SimTime::from_millis(200),
             dupack_threshold: 3,
+            handshake: false,
         }
     }
 
@@ -466,6 +546,118 @@ mod tests {
         t.on_rto(ms(3000), &p, &mut out);
         assert_eq!(t.st.ssthresh, 2 * MSS);
         assert_eq!(t.rto, ms(4000));
+    }
+
+    fn handshake_params() -> TcpParams {
+        TcpParams { handshake: true, ..params() }
+    }
+
+    fn synack(ts: SimTime, retx: bool) -> Packet {
+        let a = ack(0, ts, retx); // SYN-ACK: an ACK of sequence 0 with SYN set
+        Packet { flags: SYN | a.flags, ..a }
+    }
+
+    #[test]
+    fn handshake_opens_with_a_syn_alone() {
+        let p = handshake_params();
+        let mut t = Tcp::new(0, 0, 100 * MSS, 0, 1, Controller::NewReno(NewReno), &p);
+        let mut out = Vec::new();
+        t.open(ms(5), &p, &mut out);
+        // One header-only SYN on the data route and no data, whatever the window.
+        assert_eq!(out.len(), 1);
+        let syn = out[0];
+        assert_eq!((syn.flags, syn.seq, syn.len, syn.size, syn.route, syn.ts), (SYN, 0, 0, 40, 0, ms(5)));
+        assert!(!t.established && t.snd_max == 0);
+        assert_eq!(t.rto_deadline, Some(ms(1005))); // initial RTO 1 s (RFC 6298 2.1)
+        // Without the option the same call sends the initial window of data.
+        let q = params();
+        let mut u = Tcp::new(0, 0, 100 * MSS, 0, 1, Controller::NewReno(NewReno), &q);
+        out.clear();
+        u.open(ms(5), &q, &mut out);
+        assert_eq!(out.len(), 4);
+        assert!(out.iter().all(|d| d.flags == 0 && d.len == MSS as u32));
+    }
+
+    #[test]
+    fn receiver_answers_every_syn_with_an_echoing_synack() {
+        let p = handshake_params();
+        let mut t = conn(5000);
+        let mut out = Vec::new();
+        let syn = Packet { slot: 0, uid: 0, seq: 0, ts: ms(7), len: 0, size: 40, route: 0, hop: 0, flags: SYN };
+        t.on_syn(&syn, &p, &mut out);
+        assert_eq!(out.len(), 1);
+        let sa = out[0];
+        assert_eq!((sa.flags, sa.seq, sa.len, sa.size, sa.route, sa.ts), (SYN | ACK, 0, 0, 40, 1, ms(7)));
+        // A resent SYN is answered again, its RETX flag echoed (Karn's rule).
+        t.on_syn(&Packet { ts: ms(1007), flags: SYN | RETX, ..syn }, &p, &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!((out[1].flags, out[1].ts), (SYN | ACK | RETX, ms(1007)));
+        assert_eq!(t.rcv_nxt, 0); // no data yet
+    }
+
+    #[test]
+    fn synack_gives_the_first_rtt_sample_then_data_flows() {
+        let p = handshake_params();
+        let mut t = Tcp::new(0, 0, u64::MAX, 0, 1, Controller::NewReno(NewReno), &p);
+        let mut out = Vec::new();
+        t.open(ms(0), &p, &mut out);
+        out.clear();
+        // R = 100 ms: SRTT = R, RTTVAR = R/2, RTO = R + 4 R/2 = 300 ms (RFC 6298 2.2),
+        // then the initial window goes out, timed with that RTO.
+        t.on_synack(&synack(ms(0), false), ms(100), &p, &mut out);
+        assert!(t.established);
+        assert_eq!(t.rto, ms(300));
+        assert_eq!(t.srtt_secs(), Some(0.1));
+        assert_eq!(out.len(), 4);
+        assert_eq!(out[0].seq, 0);
+        assert!(out.iter().all(|d| d.flags == 0));
+        assert_eq!(t.rto_deadline, Some(ms(400)));
+        assert_eq!((t.timeouts, t.retransmits), (0, 0));
+        // A duplicate SYN-ACK changes nothing.
+        out.clear();
+        t.on_synack(&synack(ms(0), false), ms(150), &p, &mut out);
+        assert!(out.is_empty());
+        assert_eq!((t.rto, t.rto_deadline, t.snd_nxt), (ms(300), Some(ms(400)), 4 * MSS));
+    }
+
+    #[test]
+    fn syn_timeout_backs_off_and_karn_skips_the_sample() {
+        let p = handshake_params();
+        let mut t = Tcp::new(0, 0, u64::MAX, 0, 1, Controller::NewReno(NewReno), &p);
+        let mut out = Vec::new();
+        t.open(ms(0), &p, &mut out);
+        out.clear();
+        // First timeout after initial_rto: the SYN is resent, flagged, and the
+        // timer doubles (RFC 6298 5.5 and 5.6). Counted as a timeout and a
+        // retransmission, as a data timeout and its resent segment are.
+        t.on_rto(ms(1000), &p, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].flags, out[0].ts, out[0].len), (SYN | RETX, ms(1000), 0));
+        assert_eq!(t.rto, ms(2000));
+        assert_eq!(t.rto_deadline, Some(ms(3000)));
+        assert_eq!((t.timeouts, t.retransmits), (1, 1));
+        out.clear();
+        t.on_rto(ms(3000), &p, &mut out);
+        assert_eq!((t.rto, t.rto_deadline), (ms(4000), Some(ms(7000))));
+        assert_eq!((t.timeouts, t.retransmits), (2, 2));
+        // No data was out: the window is untouched.
+        assert_eq!((t.st.cwnd, t.st.ssthresh), (4 * MSS, u64::MAX));
+        // The SYN-ACK echoes a resent SYN: no sample (Karn), the backed-off RTO
+        // stays, and the initial window goes out.
+        out.clear();
+        t.on_synack(&synack(ms(3000), true), ms(3100), &p, &mut out);
+        assert!(t.established);
+        assert_eq!(t.srtt_secs(), None);
+        assert_eq!(t.rto, ms(4000));
+        assert_eq!(out.len(), 4);
+        assert_eq!(t.rto_deadline, Some(ms(7100)));
+        // The backoff is capped by max_rto.
+        let q = TcpParams { max_rto: ms(3000), ..handshake_params() };
+        let mut u = Tcp::new(0, 0, u64::MAX, 0, 1, Controller::NewReno(NewReno), &q);
+        u.open(ms(0), &q, &mut out);
+        u.on_rto(ms(1000), &q, &mut out);
+        u.on_rto(ms(3000), &q, &mut out);
+        assert_eq!((u.rto, u.rto_deadline), (ms(3000), Some(ms(6000))));
     }
 
     fn data(seq: u64, len: u32, ts: SimTime) -> Packet {
