@@ -69,6 +69,9 @@ CASES = [
     (edit(("traffic",), []), "traffic: expected at least one traffic class"),
     (edit(("tcp",), {"mss": 0}), "tcp.mss: expected a positive number of bytes"),
     (edit(("tcp",), {"min_rto": "1 fortnight"}), 'tcp.min_rto: expected a duration like "25ms"'),
+    (edit(("tcp",), {"partial_ack_timer": "eager"}),
+     "tcp.partial_ack_timer: unknown variant `eager`, expected `slow_but_steady` or `impatient`"),
+    (edit(("tcp",), {"limited_transmit": "yes"}), "tcp.limited_transmit: invalid type: string"),
     (edit(("traffic", 0), {"name": "f", "type": "flow_list", "src": "a", "dst": "c", "file": "/nonexistent/f.csv"}),
      "traffic[0].file: cannot read /nonexistent/f.csv"),
 ]

@@ -64,6 +64,9 @@ fn plan<'py>(py: Python<'py>, cfg: &scenario::Config) -> PyResult<Bound<'py, PyD
     tcp.set_item("delayed_ack", t.delayed_ack)?;
     tcp.set_item("delayed_ack_timeout_s", secs(t.delayed_ack_timeout))?;
     tcp.set_item("dupack_threshold", t.dupack_threshold)?;
+    tcp.set_item("handshake", t.handshake)?;
+    tcp.set_item("limited_transmit", t.limited_transmit)?;
+    tcp.set_item("partial_ack_timer", if t.impatient { "impatient" } else { "slow_but_steady" })?;
     p.set_item("tcp", tcp)?;
     let links = PyList::empty(py);
     for l in &cfg.links {

@@ -23,6 +23,10 @@ pub struct TcpParams {
     pub dupack_threshold: u32,
     /// Three-way handshake before data (SYN, SYN-ACK).
     pub handshake: bool,
+    /// RFC 3042 limited transmit on the first two duplicate ACKs.
+    pub limited_transmit: bool,
+    /// Only the first partial ACK of a recovery restarts the timer (RFC 6582 "Impatient").
+    pub impatient: bool,
 }
 
 /// A link in engine units; the queue limit is in packets or bytes.
@@ -176,6 +180,8 @@ pub fn build(spec: ScenarioSpec, base_dir: &Path, seed: Option<u64>) -> R<(Confi
         delayed_ack_timeout: t.delayed_ack_timeout.0,
         dupack_threshold: t.dupack_threshold,
         handshake: t.handshake,
+        limited_transmit: t.limited_transmit,
+        impatient: t.partial_ack_timer == super::spec::PartialAckTimer::Impatient,
     };
 
     // Nodes: explicit list, or the links' endpoints in order of appearance.

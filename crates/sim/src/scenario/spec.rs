@@ -110,6 +110,23 @@ pub struct TcpSpec {
     /// Open each connection with a SYN / SYN-ACK exchange before sending data
     /// (as ns-3 does); off: data flows from the flow's arrival.
     pub handshake: bool,
+    /// RFC 3042 limited transmit: send one new segment on each of the first two
+    /// duplicate ACKs (as ns-3 and Linux do).
+    pub limited_transmit: bool,
+    /// Which partial ACKs of NewReno fast recovery restart the retransmission timer
+    /// (RFC 6582 section 4): every one ("slow_but_steady") or only the first ("impatient", ns-3).
+    pub partial_ack_timer: PartialAckTimer,
+}
+
+/// RFC 6582 section 4's two variants of resetting the retransmission timer on partial ACKs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialAckTimer {
+    /// Every partial ACK restarts the timer (Linux).
+    #[default]
+    SlowButSteady,
+    /// Only the first partial ACK of a recovery restarts it (ns-3 3.44).
+    Impatient,
 }
 
 impl Default for TcpSpec {
@@ -126,6 +143,8 @@ impl Default for TcpSpec {
             delayed_ack_timeout: Duration(SimTime::from_millis(200)),
             dupack_threshold: 3,
             handshake: false,
+            limited_transmit: false,
+            partial_ack_timer: PartialAckTimer::SlowButSteady,
         }
     }
 }

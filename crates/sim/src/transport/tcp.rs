@@ -42,6 +42,8 @@ pub struct Tcp {
     dupacks: u32,
     pub in_recovery: bool,
     recover: Option<u64>,
+    /// A partial ACK has already restarted the timer in this recovery (RFC 6582 "Impatient").
+    partial_ack_seen: bool,
     srtt: f64,
     rttvar: f64,
     has_rtt: bool,
@@ -82,6 +84,7 @@ impl Tcp {
             dupacks: 0,
             in_recovery: false,
             recover: None,
+            partial_ack_seen: false,
             srtt: 0.0,
             rttvar: 0.0,
             has_rtt: false,
@@ -240,6 +243,7 @@ impl Tcp {
         let ack = pkt.seq.min(self.snd_max);
         let mss = self.st.mss;
         if ack > self.snd_una {
+            let mut restart_timer = true;
             let acked = ack - self.snd_una;
             let flight = self.snd_max - self.snd_una;
             // Karn's rule: no sample from an ACK echoing a retransmitted segment.
@@ -259,6 +263,10 @@ impl Tcp {
                 } else {
                     // Partial ACK (RFC 6582 step 4): retransmit the first unacknowledged
                     // segment, deflate cwnd by the newly acked amount, add back one SMSS.
+                    // The "Impatient" variant (section 4) restarts the timer on the first
+                    // partial ACK only, so a long recovery ends in a timeout.
+                    restart_timer = !(p.impatient && self.partial_ack_seen);
+                    self.partial_ack_seen = true;
                     self.send_segment(self.snd_una, now, p, out);
                     let mut cwnd = self.st.cwnd.saturating_sub(acked);
                     if acked >= mss {
@@ -274,9 +282,10 @@ impl Tcp {
             // RFC 6298 rules 5.2 and 5.3.
             if self.snd_una >= self.snd_max {
                 self.rto_deadline = None;
-            } else {
+            } else if restart_timer {
                 // Every ACK of new data restarts the timer, partial ACKs included
-                // (RFC 6582's "Slow-but-Steady" variant, as Linux and ns-3 do).
+                // (RFC 6582's "Slow-but-Steady" variant, as Linux does), unless
+                // `impatient` (ns-3's choice) holds it after the first partial ACK.
                 self.rto_deadline = Some(now + self.rto);
             }
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
@@ -290,8 +299,22 @@ impl Tcp {
                 self.st.ssthresh = self.cc.on_congestion_event(&self.st, flight);
                 self.recover = Some(self.snd_max);
                 self.in_recovery = true;
+                self.partial_ack_seen = false;
                 self.send_segment(self.snd_una, now, p, out);
                 self.st.cwnd = self.st.ssthresh + p.dupack_threshold as u64 * mss;
+            } else if p.limited_transmit && self.dupacks < p.dupack_threshold && self.snd_nxt == self.snd_max {
+                // Limited transmit (RFC 3042 section 2): one previously unsent segment
+                // per duplicate ACK, while FlightSize stays within cwnd + dupacks*SMSS
+                // (at most cwnd + 2*SMSS) and the receiver's window allows; cwnd is unchanged.
+                let seq = self.snd_nxt;
+                if seq < self.size {
+                    let len = self.seg_len(seq, p);
+                    let end = seq + len - self.snd_una;
+                    if end <= self.st.cwnd + self.dupacks as u64 * mss && end <= p.receive_window {
+                        self.send_segment(seq, now, p, out);
+                        self.snd_nxt += len;
+                    }
+                }
             }
         }
         self.try_send(now, p, out);
@@ -434,6 +457,8 @@ mod tests {
             delayed_ack_timeout: SimTime::from_millis(200),
             dupack_threshold: 3,
             handshake: false,
+            limited_transmit: false,
+            impatient: false,
         }
     }
 
@@ -523,6 +548,71 @@ mod tests {
         t.on_ack(&ack(10_000, ms(100), true), ms(150), &p, &mut out);
         assert!(!t.in_recovery);
         assert_eq!(t.st.cwnd, 5 * MSS);
+    }
+
+    #[test]
+    fn limited_transmit_sends_one_new_segment_per_early_dupack() {
+        let p = TcpParams { limited_transmit: true, ..params() };
+        let mut t = conn(u64::MAX);
+        let mut out = Vec::new();
+        t.try_send(ms(0), &p, &mut out);
+        assert_eq!(out.len(), 4); // cwnd = 4 MSS: segments 0..4, segment 0 lost
+        out.clear();
+        // First and second duplicate ACKs: one new segment each (RFC 3042), cwnd unchanged.
+        t.on_ack(&ack(0, ms(0), false), ms(50), &p, &mut out);
+        assert_eq!(out.iter().map(|s| s.seq).collect::<Vec<_>>(), vec![4 * MSS]);
+        t.on_ack(&ack(0, ms(0), false), ms(51), &p, &mut out);
+        assert_eq!(out.iter().map(|s| s.seq).collect::<Vec<_>>(), vec![4 * MSS, 5 * MSS]);
+        assert_eq!(t.st.cwnd, 4 * MSS);
+        assert_eq!(out.iter().filter(|s| s.flags & RETX != 0).count(), 0);
+        out.clear();
+        // Third: fast retransmit. FlightSize for ssthresh is capped by cwnd (4 MSS): ssthresh 2 MSS.
+        t.on_ack(&ack(0, ms(0), false), ms(52), &p, &mut out);
+        assert!(t.in_recovery);
+        assert_eq!(out[0].seq, 0);
+        assert_ne!(out[0].flags & RETX, 0);
+        assert_eq!(t.st.ssthresh, 2 * MSS);
+        // Without the option the early duplicates send nothing.
+        let q = params();
+        let mut u = conn(u64::MAX);
+        let mut o = Vec::new();
+        u.try_send(ms(0), &q, &mut o);
+        o.clear();
+        u.on_ack(&ack(0, ms(0), false), ms(50), &q, &mut o);
+        u.on_ack(&ack(0, ms(0), false), ms(51), &q, &mut o);
+        assert!(o.is_empty());
+        // The receiver's window still binds: with rwnd = 4 MSS nothing new may go out.
+        let r = TcpParams { limited_transmit: true, receive_window: 4 * MSS, ..params() };
+        let mut v = conn(u64::MAX);
+        let mut o = Vec::new();
+        v.try_send(ms(0), &r, &mut o);
+        o.clear();
+        v.on_ack(&ack(0, ms(0), false), ms(50), &r, &mut o);
+        assert!(o.is_empty());
+    }
+
+    #[test]
+    fn impatient_timer_restarts_on_the_first_partial_ack_only() {
+        for impatient in [false, true] {
+            let p = TcpParams { impatient, ..params() };
+            let mut t = conn(u64::MAX);
+            t.st.cwnd = 10 * MSS;
+            let mut out = Vec::new();
+            t.try_send(ms(0), &p, &mut out); // segments 0..10; 0, 3 and 6 lost
+            // First sample R = 100 ms: RTO 300 ms.
+            for k in 0..3 {
+                t.on_ack(&ack(0, ms(0), false), ms(100 + k), &p, &mut out);
+            }
+            assert!(t.in_recovery);
+            t.on_ack(&ack(3000, ms(0), true), ms(200), &p, &mut out); // first partial ACK
+            assert_eq!(t.rto_deadline, Some(ms(200) + t.rto));
+            t.on_ack(&ack(6000, ms(0), true), ms(300), &p, &mut out); // second partial ACK
+            let expect = if impatient { ms(200) + t.rto } else { ms(300) + t.rto };
+            assert_eq!(t.rto_deadline, Some(expect), "impatient = {impatient}");
+            // A full ACK restarts it in both variants (RFC 6298 rule 5.3).
+            t.on_ack(&ack(10_000, ms(0), true), ms(400), &p, &mut out);
+            assert!(!t.in_recovery);
+        }
     }
 
     #[test]
