@@ -1,0 +1,295 @@
+"""Run a cclab scenario in ns-3, and the same flow list in cclab.
+
+The harness owns its ns-3: `ensure()` installs the `ns3` wheel from PyPI into a
+virtual environment of its own (cached under ``$CCLAB_NS3_HOME``, default
+``~/.cache/cclab/ns3-3.44``) and compiles ``cclab_ns3.cc`` against the wheel's
+headers and libraries with ``-O2``. Nothing of it goes into the project tree.
+
+A comparison runs on identical arrivals: `flow_list()` takes the arrivals (start,
+size) that cclab draws for a seed, and both `run_cclab()` (as a ``flow_list``
+class) and `run_ns3()` replay them. Both return a flows table with the columns of
+``cclab.Result.flows``.
+
+What the ns-3 side sets so that both simulators run the same algorithm (see
+docs/validation.md for why each one matters): TcpNewReno, TcpClassicRecovery
+(not PRR), SACK off, limited transmit off, SegmentSize = mss, InitialCwnd, MinRto,
+DelAckCount 1 or 2 and DelAckTimeout, RcvBufSize = receive window, timestamps
+on only when the scenario's header is 52 bytes (20 IP + 32 TCP with timestamps),
+ConnTimeout = initial RTO; DropTail device queues of the scenario's limit with
+the default queue disc removed. cclab runs with `NS3_TCP`: the handshake, limited
+transmit and the "Impatient" timer, which is what ns-3 does.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+SOURCE = HERE / "cclab_ns3.cc"
+NS3_VERSION = "3.44"
+NS3_REQUIREMENT = "ns3==3.44.*"
+LIBS = ["core", "network", "internet", "point-to-point", "traffic-control"]
+# Header bytes of a data packet in ns-3 on a point-to-point link: IP 20 + TCP 20
+# (+12 with the timestamp option); the 2-byte PPP header comes on top.
+HEADER_PLAIN, HEADER_TS = 40, 52
+# "Unlimited" receive window: far above any window the scenarios reach (ns-3 keeps
+# the send buffer as real packet objects, so it is not made larger than needed).
+UNLIMITED_WINDOW = 16 << 20
+# How ns-3 3.44's TCP differs from cclab's defaults, switched on in cclab for a
+# comparison: ns-3 opens connections with SYN / SYN-ACK, always uses limited
+# transmit without SACK (it cannot run without it: see cclab_ns3.cc), and restarts
+# the retransmission timer on the first partial ACK of a recovery only.
+NS3_TCP = {"handshake": True, "limited_transmit": True, "partial_ack_timer": "impatient"}
+FLOW_COLUMNS = ["class", "id", "size", "arrival", "finish", "completion_time", "bytes_delivered",
+                "retransmissions", "timeouts", "finished", "warmup"]
+
+
+class Unsupported(ValueError):
+    """The scenario uses something the ns-3 side cannot reproduce."""
+
+
+def home() -> Path:
+    return Path(os.environ.get("CCLAB_NS3_HOME", Path.home() / ".cache" / "cclab" / f"ns3-{NS3_VERSION}"))
+
+
+def _venv_python() -> Path:
+    return home() / "venv" / "bin" / "python"
+
+
+def _ns3_dir() -> Path | None:
+    """The wheel's `ns3` folder (headers in include/, libraries in lib64/)."""
+    py = _venv_python()
+    if not py.exists():
+        return None
+    for sp in (home() / "venv" / "lib").glob("python3*/site-packages/ns3"):
+        if (sp / "include" / "ns3" / "core-module.h").exists():
+            return sp
+    return None
+
+
+def installed() -> bool:
+    """ns-3 is installed in the harness's environment (nothing is downloaded)."""
+    return _ns3_dir() is not None
+
+
+def _say(msg: str, quiet: bool) -> None:
+    if not quiet:
+        print(msg, file=sys.stderr, flush=True)
+
+
+def ensure(quiet: bool = False) -> Path:
+    """Install ns-3 (once) and build the program (when its source changed); returns the binary."""
+    if not installed():
+        _say(f"ns-3: installing {NS3_REQUIREMENT} into {home() / 'venv'} (about 1-2 minutes, once)", quiet)
+        home().mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "venv", str(home() / "venv")], check=True)
+        subprocess.run([str(_venv_python()), "-m", "pip", "install", "--quiet", NS3_REQUIREMENT], check=True)
+        if not installed():
+            raise RuntimeError(f"pip installed {NS3_REQUIREMENT} but its headers are not where expected")
+    ns3 = _ns3_dir()
+    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:12]
+    binary = home() / "build" / f"cclab-ns3-{digest}"
+    if not binary.exists():
+        cxx = os.environ.get("CXX", "g++")
+        if shutil.which(cxx) is None:
+            raise RuntimeError(f"no C++ compiler ({cxx}) to build {SOURCE.name}")
+        _say(f"ns-3: compiling {SOURCE.name} (-O2) ...", quiet)
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        tmp = binary.with_suffix(".tmp")
+        cmd = [cxx, "-O2", "-std=c++20", "-DNS3_BUILD_PROFILE_RELEASE", f"-I{ns3 / 'include'}",
+               str(SOURCE), "-o", str(tmp), f"-L{ns3 / 'lib64'}", f"-Wl,-rpath,{ns3 / 'lib64'}"]
+        cmd += [f"-lns{NS3_VERSION}-{lib}" for lib in LIBS]
+        subprocess.run(cmd, check=True)
+        tmp.rename(binary)
+    return binary
+
+
+# --- scenario translation ------------------------------------------------------------
+
+def plan_of(scenario, seed: int | None = None) -> dict:
+    import cclab
+
+    return cclab.validate(scenario, seed=seed)["plan"]
+
+
+def _duplex_links(plan: dict) -> list[dict]:
+    """Pair each link with its reverse (ns-3 point-to-point links are full duplex)."""
+    by_name = {l["name"]: l for l in plan["links"]}
+    out, used = [], set()
+    for l in plan["links"]:
+        if l["name"] in used:
+            continue
+        rev = by_name.get(l["name"] + "-rev")
+        if rev is None or (rev["from"], rev["to"]) != (l["to"], l["from"]):
+            raise Unsupported(f"link {l['name']!r} has no reverse link: the ns-3 side needs duplex links")
+        for key in ("rate_bps", "delay_s", "limit_packets", "limit_bytes"):
+            if rev[key] != l[key]:
+                raise Unsupported(f"link {l['name']!r}: its two directions differ in {key}")
+        used.update((l["name"], rev["name"]))
+        out.append(l)
+    return out
+
+
+def _check(plan: dict) -> None:
+    tcp = plan["tcp"]
+    if tcp["header"] not in (HEADER_PLAIN, HEADER_TS):
+        raise Unsupported(f"tcp.header = {tcp['header']}: the ns-3 side models 40 (no TCP options) "
+                          f"or 52 (timestamps)")
+    for c in plan["classes"]:
+        if c["type"] == "cbr":
+            raise Unsupported(f"class {c['name']!r}: constant-rate classes have no ns-3 counterpart here")
+        if c["protocol"] != "newreno":
+            raise Unsupported(f"class {c['name']!r}: protocol {c['protocol']!r} is not in the ns-3 harness")
+
+
+def flow_list(scenario, seed: int) -> pd.DataFrame:
+    """Every flow a scenario creates for `seed`: columns class, start, size (NaN: long-lived).
+
+    Poisson arrivals are the ones cclab draws for that seed (taken from a cclab run;
+    arrivals do not depend on the network), so the list is a realization of the
+    scenario's own arrival process.
+    """
+    import cclab
+
+    plan = plan_of(scenario, seed)
+    rows = []
+    poisson = [c["name"] for c in plan["classes"] if c["type"] == "poisson"]
+    if poisson:
+        r = cclab.run(scenario, seed=seed)
+        f = r.flows[r.flows["class"].isin(poisson)]
+        rows.append(pd.DataFrame({"class": f["class"].astype(str), "start": f["arrival"], "size": f["size"]}))
+    for c in plan["classes"]:
+        if c["type"] == "long_lived":
+            rows.append(pd.DataFrame({"class": [c["name"]] * c["count"], "start": [c["start_s"]] * c["count"],
+                                      "size": [np.nan] * c["count"]}))
+        elif c["type"] == "flow_list":
+            rows.append(pd.DataFrame({"class": c["name"], "start": c["starts"], "size": np.asarray(c["sizes"], float)}))
+    out = pd.concat(rows, ignore_index=True)
+    order = {c["name"]: i for i, c in enumerate(plan["classes"])}
+    out["_c"] = out["class"].map(order)
+    return out.sort_values(["start", "_c"], kind="stable").drop(columns="_c").reset_index(drop=True)
+
+
+def ns3_input(plan: dict, flows: pd.DataFrame, duration: float, warmup: float, seed: int,
+              sack: bool = False) -> str:
+    """The ns-3 program's input for a plan and an explicit flow list (`sack`: ns-3's SACK on)."""
+    _check(plan)
+    tcp = plan["tcp"]
+    rwnd = tcp["receive_window"] or UNLIMITED_WINDOW
+    lines = [f"# {plan['name']} seed {seed}", f"duration {duration!r}", f"warmup {warmup!r}", f"seed {seed}",
+             f"mss {tcp['mss']}", f"initial_window {tcp['initial_window']}", f"min_rto {tcp['min_rto_s']!r}",
+             f"initial_rto {tcp['initial_rto_s']!r}", f"rcv_buf {rwnd}",
+             f"snd_buf {max(4 * rwnd, UNLIMITED_WINDOW)}",
+             f"delayed_ack {int(tcp['delayed_ack'])}", f"delayed_ack_timeout {tcp['delayed_ack_timeout_s']!r}",
+             f"dupack_threshold {tcp['dupack_threshold']}", f"timestamps {int(tcp['header'] == HEADER_TS)}",
+             "limited_transmit 1", f"sack {int(sack)}"]
+    node = {n: i for i, n in enumerate(plan["nodes"])}
+    lines += [f"node {n}" for n in plan["nodes"]]
+    for l in _duplex_links(plan):
+        lines.append(f"link {l['name']} {node[l['from']]} {node[l['to']]} {l['rate_bps']!r} {l['delay_s']!r} "
+                     f"{l['limit_packets'] or 0} {l['limit_bytes'] or 0}")
+    cls = {c["name"]: i for i, c in enumerate(plan["classes"])}
+    lines += [f"class {c['name']}" for c in plan["classes"]]
+    ends = {c["name"]: (node[c["src"]], node[c["dst"]]) for c in plan["classes"]}
+    for row in flows.itertuples(index=False):
+        s, d = ends[row[0]]
+        size = -1 if np.isnan(row.size) else int(row.size)
+        lines.append(f"flow {cls[row[0]]} {s} {d} {row.start!r} {size}")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Ns3Result:
+    flows: pd.DataFrame
+    links: pd.DataFrame
+    perf: dict
+
+
+def run_ns3(scenario, seed: int, flows: pd.DataFrame | None = None, progress: bool = False,
+            binary: Path | None = None, sack: bool = False) -> Ns3Result:
+    """Run `scenario` in ns-3 on `flows` (default: `flow_list(scenario, seed)`).
+
+    `sack`: turn ns-3's SACK on (its default; cclab has no SACK, so a comparison
+    keeps it off)."""
+    info = _validate(scenario, seed)
+    plan = info["plan"]
+    if flows is None:
+        flows = flow_list(scenario, seed)
+    text = ns3_input(plan, flows, info["duration_s"], info["warmup_s"], seed, sack)
+    binary = binary or ensure()
+    with tempfile.TemporaryDirectory(prefix="cclab-ns3-") as tmp:
+        inp = Path(tmp) / "input.txt"
+        inp.write_text(text)
+        cmd = [str(binary), f"--input={inp}", f"--out={tmp}"] + (["--progress=1"] if progress else [])
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"ns-3 run failed ({proc.returncode}): {proc.stderr}")
+        f = pd.read_csv(Path(tmp) / "flows.csv")
+        links = pd.read_csv(Path(tmp) / "links.csv")
+        perf = json.loads((Path(tmp) / "perf.json").read_text())
+    f["class"] = pd.Categorical(f["class"], categories=[c["name"] for c in plan["classes"]])
+    for col in ("finished", "warmup"):
+        f[col] = f[col].astype(bool)
+    return Ns3Result(flows=f[FLOW_COLUMNS], links=links, perf=perf)
+
+
+def _validate(scenario, seed):
+    import cclab
+
+    return cclab.validate(scenario, seed=seed)
+
+
+def replay_scenario(scenario, flows: pd.DataFrame, folder: Path) -> dict:
+    """`scenario` with every Poisson class replaced by a flow_list class reading
+    `flows` (written to `folder`), and with ns-3's TCP behaviour (`NS3_TCP`) on."""
+    from cclab.scenario import load_scenario
+
+    structure, base_dir = load_scenario(scenario)
+    structure = json.loads(json.dumps(structure))
+    folder.mkdir(parents=True, exist_ok=True)
+    csv = folder / "flows.csv"
+    listed = flows[flows["size"].notna()]
+    pd.DataFrame({"start": listed["start"].map(repr), "size": listed["size"].astype(np.int64),
+                  "class": listed["class"]}).to_csv(csv, index=False)
+    keep = {"name", "src", "dst", "route", "protocol", "start", "stop"}
+    for t in structure.get("traffic", []):
+        if t.get("type") == "poisson":
+            for k in list(t):
+                if k not in keep:
+                    del t[k]
+            t["type"] = "flow_list"
+            t["file"] = str(csv)
+    structure.setdefault("tcp", {}).update(NS3_TCP)
+    # Relative file names (empirical CDFs, flow lists) keep resolving where they did.
+    for t in structure.get("traffic", []):
+        if t.get("type") == "flow_list" and not Path(t["file"]).is_absolute():
+            t["file"] = str(Path(base_dir) / t["file"])
+    return structure
+
+
+def run_cclab(scenario, seed: int, flows: pd.DataFrame | None = None, ns3_tcp: bool = True):
+    """Run `scenario` in cclab on the explicit flow list; returns a cclab Result.
+
+    `ns3_tcp`: with ns-3's TCP behaviour (`NS3_TCP`); False keeps the scenario's own.
+    """
+    import cclab
+
+    if flows is None:
+        flows = flow_list(scenario, seed)
+    with tempfile.TemporaryDirectory(prefix="cclab-replay-") as tmp:
+        sc = replay_scenario(scenario, flows, Path(tmp))
+        if not ns3_tcp:
+            from cclab.scenario import load_scenario
+
+            sc["tcp"] = json.loads(json.dumps(load_scenario(scenario)[0].get("tcp", {})))
+        return cclab.run(sc, seed=seed)
