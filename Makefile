@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.cclab-installed
 SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: install demo test test-rust test-python bench clean
+.PHONY: install demo test test-rust test-python bench validate clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,8 +27,13 @@ test-rust:
 test-python: $(STAMP)
 	$(PY) -m pytest -q
 
+# cclab and ns-3 side by side (installs the harness's ns-3 on first use; see docs/performance.md).
 bench: $(STAMP)
 	$(PY) bench/engine.py
+
+# Cross-check against ns-3 (not part of `make test`; about 6 minutes; see docs/validation.md).
+validate: $(STAMP)
+	$(PY) bench/validate.py
 
 clean:
 	rm -rf $(VENV) target results
