@@ -32,8 +32,10 @@ pub trait CongestionControl {
     fn on_ack(&mut self, st: &mut CcState, ack: &AckEvent);
     /// Loss detected by duplicate ACKs: return the new ssthresh (bytes).
     fn on_congestion_event(&mut self, st: &CcState, flight: u64) -> u64;
-    /// Retransmission timeout: return the new ssthresh; `repeated` is true when the
-    /// segment had already been retransmitted by the timer (RFC 5681: hold ssthresh).
+    /// Retransmission timeout: return the new ssthresh; `repeated` is true when
+    /// ssthresh was already reduced for this window of data (the segment had been
+    /// resent by the timer, or the timeout hit during fast recovery): RFC 5681
+    /// then holds ssthresh.
     fn on_timeout(&mut self, st: &CcState, flight: u64, repeated: bool) -> u64;
 }
 

@@ -335,8 +335,15 @@ impl Tcp {
             return;
         }
         self.timeouts += 1;
+        // ssthresh is reduced once per window of data: not again on a repeated
+        // timeout (RFC 5681 section 3.1), nor on a timeout during fast recovery,
+        // whose entry already halved it. There cwnd is inflated by the duplicate
+        // ACKs and FlightSize counts every segment sent since the first hole,
+        // delivered or not; halving either would set ssthresh above anything the
+        // path carried (Linux's tcp_enter_loss keeps it likewise).
         let flight = self.flight_for_ssthresh();
-        self.st.ssthresh = self.cc.on_timeout(&self.st, flight, self.timed_out_since_ack);
+        let already_reduced = self.timed_out_since_ack || self.in_recovery;
+        self.st.ssthresh = self.cc.on_timeout(&self.st, flight, already_reduced);
         self.timed_out_since_ack = true;
         self.st.cwnd = self.st.mss; // loss window
         self.in_recovery = false;
@@ -613,6 +620,28 @@ mod tests {
             t.on_ack(&ack(10_000, ms(0), true), ms(400), &p, &mut out);
             assert!(!t.in_recovery);
         }
+    }
+
+    #[test]
+    fn timeout_during_recovery_keeps_the_halved_ssthresh() {
+        let p = params();
+        let mut t = conn(u64::MAX);
+        t.st.cwnd = 10 * MSS;
+        let mut out = Vec::new();
+        t.try_send(ms(0), &p, &mut out); // segments 0..10, 0 lost
+        for k in 0..3 {
+            t.on_ack(&ack(0, ms(0), false), ms(100 + k), &p, &mut out);
+        }
+        assert_eq!(t.st.ssthresh, 5 * MSS);
+        // Duplicate ACKs inflate cwnd and clock out new data: FlightSize grows too.
+        for k in 0..20 {
+            t.on_ack(&ack(0, ms(0), false), ms(103 + k), &p, &mut out);
+        }
+        assert!(t.st.cwnd >= 20 * MSS && t.snd_max - t.snd_una >= 20 * MSS);
+        // The timer fires in recovery: ssthresh stays at the value the recovery set.
+        t.on_rto(ms(1200), &p, &mut out);
+        assert_eq!(t.st.ssthresh, 5 * MSS);
+        assert_eq!(t.st.cwnd, MSS);
     }
 
     #[test]
