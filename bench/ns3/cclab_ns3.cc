@@ -71,7 +71,15 @@ struct FlowState
     uint32_t timeouts = 0;
     bool anySent = false;
     SequenceNumber32 highTx{0};
+    // Duplicate ACKs in a row at the sender (for the recovery-entry census).
+    bool anyAck = false;
+    SequenceNumber32 lastAck{0};
+    uint32_t dupRun = 0;
 };
+
+// Fast recoveries entered, and how many of them on fewer duplicate ACKs than the
+// threshold (ns-3 applies RFC 6675's IsLost rule to its emulated Reno scoreboard).
+uint64_t recoveries = 0, earlyRecoveries = 0;
 
 struct LinkCounters
 {
@@ -311,6 +319,35 @@ OnCongState(uint32_t id, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCong
     {
         flows[id].timeouts++;
     }
+    else if (now == TcpSocketState::CA_RECOVERY)
+    {
+        recoveries++;
+        if (flows[id].dupRun < P.dupack)
+        {
+            earlyRecoveries++;
+        }
+    }
+}
+
+// A segment reaches the sender (traced before it is processed): count duplicate ACKs.
+void
+OnSenderRx(uint32_t id, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (!(h.GetFlags() & TcpHeader::ACK) || p->GetSize() > 0)
+    {
+        return;
+    }
+    FlowState& f = flows[id];
+    if (f.anyAck && h.GetAckNumber() == f.lastAck)
+    {
+        f.dupRun++;
+    }
+    else
+    {
+        f.dupRun = 0;
+        f.lastAck = h.GetAckNumber();
+        f.anyAck = true;
+    }
 }
 
 void
@@ -321,6 +358,7 @@ StartFlow(uint32_t id)
     flows[id].snd = sock;
     sock->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, id));
     sock->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, id));
+    sock->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnSenderRx, id));
     sock->SetConnectCallback(MakeBoundCallback(&OnConnected, id),
                              MakeBoundCallback(&OnConnectFailed, id));
     sock->SetSendCallback(MakeBoundCallback(&FillBuffer, id));
@@ -577,7 +615,8 @@ main(int argc, char** argv)
     po << "{\"simulator\": \"ns-3 " << "3.44" << "\", \"setup_s\": " << setup
        << ", \"wall_s\": " << wall << ", \"events\": " << events
        << ", \"simulated_s\": " << P.duration << ", \"peak_rss_kb\": " << ru.ru_maxrss
-       << ", \"flows\": " << flows.size() << "}\n";
+       << ", \"flows\": " << flows.size() << ", \"recoveries\": " << recoveries
+       << ", \"recoveries_before_dupack_threshold\": " << earlyRecoveries << "}\n";
     Simulator::Destroy();
     return 0;
 }

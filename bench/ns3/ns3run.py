@@ -216,11 +216,11 @@ class Ns3Result:
 
 
 def run_ns3(scenario, seed: int, flows: pd.DataFrame | None = None, progress: bool = False,
-            binary: Path | None = None, sack: bool = False) -> Ns3Result:
+            binary: Path | None = None, sack: bool = False, keep: Path | None = None) -> Ns3Result:
     """Run `scenario` in ns-3 on `flows` (default: `flow_list(scenario, seed)`).
 
     `sack`: turn ns-3's SACK on (its default; cclab has no SACK, so a comparison
-    keeps it off)."""
+    keeps it off). `keep`: a folder that keeps the program's input and outputs."""
     info = _validate(scenario, seed)
     plan = info["plan"]
     if flows is None:
@@ -228,6 +228,9 @@ def run_ns3(scenario, seed: int, flows: pd.DataFrame | None = None, progress: bo
     text = ns3_input(plan, flows, info["duration_s"], info["warmup_s"], seed, sack)
     binary = binary or ensure()
     with tempfile.TemporaryDirectory(prefix="cclab-ns3-") as tmp:
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            tmp = str(keep)
         inp = Path(tmp) / "input.txt"
         inp.write_text(text)
         cmd = [str(binary), f"--input={inp}", f"--out={tmp}"] + (["--progress=1"] if progress else [])
@@ -293,3 +296,36 @@ def run_cclab(scenario, seed: int, flows: pd.DataFrame | None = None, ns3_tcp: b
 
             sc["tcp"] = json.loads(json.dumps(load_scenario(scenario)[0].get("tcp", {})))
         return cclab.run(sc, seed=seed)
+
+
+def main(argv=None) -> int:
+    """Run one scenario in both simulators on the same flow list; write both flows tables."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("scenario", help="a cclab scenario file (TOML)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", type=Path, required=True, help="folder for input.txt and both tables")
+    ap.add_argument("--sack", action="store_true", help="ns-3 with SACK on (its default)")
+    args = ap.parse_args(argv)
+    from cclab.scenario import ScenarioError
+
+    try:
+        flows = flow_list(args.scenario, args.seed)
+        ns = run_ns3(args.scenario, args.seed, flows, progress=True, sack=args.sack, keep=args.out)
+    except (Unsupported, ScenarioError, FileNotFoundError) as exc:
+        print(f"ns3run: {exc}", file=sys.stderr)
+        return 2
+    cc = run_cclab(args.scenario, args.seed, flows)
+    cc.flows.to_csv(args.out / "cclab-flows.csv", index=False)
+    for name, t in (("cclab", cc.flows), ("ns-3", ns.flows)):
+        f = t[t["size"].notna() & ~t["warmup"]]
+        print(f"{name:6} flows {len(f):5d}  finished {int(f['finished'].sum()):5d}  "
+              f"mean completion time {f['completion_time'].mean():.3f} s  timeouts {int(t['timeouts'].sum())}  "
+              f"bytes delivered {int(t['bytes_delivered'].sum()):,}")
+    print(f"wrote {args.out}/flows.csv (ns-3), links.csv, perf.json, input.txt and cclab-flows.csv")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
