@@ -49,6 +49,7 @@ CASES = [
     (edit(("links", 0, "delay"), "25 parsecs"), 'links[0].delay: expected a duration like "25ms", got "25 parsecs"'),
     (edit(("links", 0, "queue", "limit"), "lots"), "links[0].queue.limit: expected a queue limit"),
     (edit(("links", 0, "queue", "type"), "fifo"), 'links[0].queue.type: unknown queue discipline "fifo"'),
+    (edit(("links", 0, "queue", "limit"), "0pkts"), "links[0].queue.limit: expected room for at least one packet, got 0"),
     (edit(("links", 1, "rate"), DELETE), "links[1]: missing field `rate`"),
     (edit(("colour",), "blue"), "unknown field `colour`"),
     (edit(("links", 0, "bandwidth"), "1Mbps"), "links[0].bandwidth: unknown field `bandwidth`, expected one of `name`, `from`, `to`, `rate`"),

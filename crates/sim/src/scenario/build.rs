@@ -237,6 +237,11 @@ pub fn build(spec: ScenarioSpec, base_dir: &Path, seed: Option<u64>) -> R<(Confi
             // Time's worth of the link's rate (e.g. "80ms" of 10 Mbps = 100 kB).
             QueueLimit::Time(d) => (None, Some((l.rate.0 * d.as_secs_f64() / 8.0).floor() as u64)),
         };
+        // A packet is admitted to the queue before it starts, even on an idle link
+        // (as in ns-3's devices), so a zero limit would drop everything.
+        if limit_packets == Some(0) || limit_bytes == Some(0) {
+            return err(format!("{p}.queue.limit"), "expected room for at least one packet, got 0 (an empty buffer drops every packet)");
+        }
         let name = l.name.clone().unwrap_or_else(|| format!("{}->{}", l.from, l.to));
         let mut add = |name: String, from: usize, to: usize| -> R<()> {
             if link_ix.insert(name.clone(), links.len()).is_some() {
