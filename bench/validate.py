@@ -42,7 +42,6 @@ REFERENCE = ROOT / "scenarios" / "background" / "single-link.toml"
 BINS = [(0, 1e5, "<100KB"), (1e5, 1e6, "100KB-1MB"), (1e6, 3e6, "1-3MB"), (3e6, 1e7, "3-10MB"),
         (1e7, math.inf, ">=10MB")]
 TOL = 0.10
-SACK = False  # --ns3-sack
 # Two-sided 95% Student t quantiles by degrees of freedom.
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
         10: 2.228, 15: 2.131, 20: 2.086, 30: 2.042}
@@ -125,12 +124,12 @@ def census(case: str, perfs: list[dict]) -> None:
     CENSUS.append(dict(case=case, recoveries=rec, early=early, share=early / rec if rec else math.nan))
 
 
-def run_long(duration: float, binary, pool) -> list[dict]:
+def run_long(duration: float, sack: bool, binary, pool) -> list[dict]:
     rows = []
     for two in (False, True):
         sc = long_scenario(two, duration)
         fl = ns3run.flow_list(sc, 1)
-        fut = pool.submit(ns3run.run_ns3, sc, 1, fl, False, binary, SACK)
+        fut = pool.submit(ns3run.run_ns3, sc, 1, fl, False, binary, sack)
         c = ns3run.run_cclab(sc, 1, fl)
         n = fut.result()
         census(sc["name"], [n.perf])
@@ -175,23 +174,21 @@ def short_scenario(load: float, with_long: bool, duration: float | None):
     return sc
 
 
-def run_short(sc: dict, seeds: list[int], independent: bool, binary, pool, log) -> dict:
-    lists = {s: ns3run.flow_list(sc, s) for s in seeds}
-    ns3_seeds = [s + 1000 for s in seeds] if independent else seeds
-    for s in ns3_seeds:
-        if s not in lists:
-            lists[s] = ns3run.flow_list(sc, s)
-    futs = {s: pool.submit(ns3run.run_ns3, sc, s, lists[s], False, binary, SACK) for s in ns3_seeds}
-    cc = {}
-    for s in seeds:
-        cc[s] = ct_stats(ns3run.run_cclab(sc, s, lists[s]).flows)
-    ns, perf = {}, []
+def run_ns3_seeds(sc: dict, seeds: list[int], sack: bool, binary, pool, log) -> tuple[dict, list[dict]]:
+    """ns-3 on each seed's arrivals: per-seed completion-time statistics and perf records."""
+    futs = {s: pool.submit(ns3run.run_ns3, sc, s, ns3run.flow_list(sc, s), False, binary, sack) for s in seeds}
+    stats, perf = {}, []
     for s, fut in futs.items():
         r = fut.result()
-        ns[s] = ct_stats(r.flows)
+        stats[s] = ct_stats(r.flows)
         perf.append(r.perf)
         log(f"  {sc['name']}: ns-3 seed {s} done ({r.perf['wall_s']:.1f} s wall)")
-    return dict(cclab=cc, ns3=ns, ns3_seeds=ns3_seeds, perf=perf)
+    return stats, perf
+
+
+def run_cclab_seeds(sc: dict, seeds: list[int]) -> dict:
+    """cclab (with ns-3's TCP behaviour) on each seed's arrivals."""
+    return {s: ct_stats(ns3run.run_cclab(sc, s, ns3run.flow_list(sc, s)).flows) for s in seeds}
 
 
 def short_rows(name: str, mode: str, res: dict, seeds: list[int]) -> list[dict]:
@@ -235,7 +232,7 @@ def table(rows: list[dict], short: bool) -> str:
     return head + body
 
 
-def figure(short: list[dict], path: Path) -> None:
+def figure(short: list[dict], sack: bool, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -254,7 +251,7 @@ def figure(short: list[dict], path: Path) -> None:
         ax.set_title(f"{case.removeprefix('validate/')} ({mode})", fontsize=9)
         ax.set_ylabel("mean completion time (s)")
     axes[0][0].legend()
-    fig.suptitle(f"cclab vs ns-3 3.44 ({'SACK on' if SACK else 'SACK off'} in ns-3): mean completion time "
+    fig.suptitle(f"cclab vs ns-3 3.44 ({'SACK on' if sack else 'SACK off'} in ns-3): mean completion time "
                  "per size bin, 95% intervals over seeds", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -272,8 +269,7 @@ def main() -> int:
                     help="turn ns-3's SACK on (its default; not the same algorithm as cclab's NewReno)")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "validation")
     args = ap.parse_args()
-    global SACK
-    SACK = args.ns3_sack
+    sack = args.ns3_sack
     if args.seeds < 2:
         ap.error("--seeds must be at least 2 (a confidence interval needs two)")
 
@@ -284,20 +280,22 @@ def main() -> int:
     long_rows, short = [], []
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         log("long-lived flows ...")
-        long_rows = run_long(args.long_duration, binary, pool)
+        long_rows = run_long(args.long_duration, sack, binary, pool)
         for load, with_long in ((0.6, True), (0.3, False)):
             sc = short_scenario(load, with_long, args.duration)
             log(f"{sc['name']}: {len(seeds)} seeds ...")
-            res = run_short(sc, seeds, False, binary, pool, log)
-            census(f"{sc['name']} (seeds {seeds[0]}..{seeds[-1]})", res["perf"])
-            short += short_rows(sc["name"], "paired", res, seeds)
+            cc = run_cclab_seeds(sc, seeds)  # on the paired seeds' arrivals, used by both comparisons
+            ns, perf = run_ns3_seeds(sc, seeds, sack, binary, pool, log)
+            census(f"{sc['name']} (seeds {seeds[0]}..{seeds[-1]})", perf)
+            short += short_rows(sc["name"], "paired", dict(cclab=cc, ns3=ns, ns3_seeds=seeds), seeds)
             if not args.no_independent:
-                res_i = run_short(sc, seeds, True, binary, pool, log)
-                short += short_rows(sc["name"], "independent", res_i, seeds)
+                other = [s + 1000 for s in seeds]
+                ns_i, _ = run_ns3_seeds(sc, other, sack, binary, pool, log)
+                short += short_rows(sc["name"], "independent", dict(cclab=cc, ns3=ns_i, ns3_seeds=other), seeds)
     wall = time.perf_counter() - t0
 
     ok = all(r["ok"] for r in long_rows + short)
-    text = (f"# cclab vs ns-3 3.44{' (ns-3 with SACK)' if SACK else ''}\n\n"
+    text = (f"# cclab vs ns-3 3.44{' (ns-3 with SACK)' if sack else ''}\n\n"
             f"Seeds {seeds[0]}..{seeds[-1]} (independent ns-3 arrivals: seeds +1000); 95% confidence "
             f"intervals over seeds; verdict: within the other's interval or within {TOL:.0%}.\n\n"
             "## Long-lived flows\n\n" + table(long_rows, False) +
@@ -316,7 +314,7 @@ def main() -> int:
                                                            ok=ok), indent=1,
                                                       default=float))
     try:
-        figure(short, args.out / "completion-times.png")
+        figure(short, sack, args.out / "completion-times.png")
     except Exception as exc:  # a figure is a convenience; the tables are the result
         log(f"figure not drawn: {exc}")
     log(f"wrote {args.out}/report.md, results.json, completion-times.png")

@@ -116,10 +116,11 @@ def ensure(quiet: bool = False) -> Path:
 
 # --- scenario translation ------------------------------------------------------------
 
-def plan_of(scenario, seed: int | None = None) -> dict:
+def _validated(scenario, seed: int | None = None) -> dict:
+    """cclab.validate(): duration, warm-up and the resolved plan."""
     import cclab
 
-    return cclab.validate(scenario, seed=seed)["plan"]
+    return cclab.validate(scenario, seed=seed)
 
 
 def _duplex_links(plan: dict) -> list[dict]:
@@ -161,7 +162,7 @@ def flow_list(scenario, seed: int) -> pd.DataFrame:
     """
     import cclab
 
-    plan = plan_of(scenario, seed)
+    plan = _validated(scenario, seed)["plan"]
     rows = []
     poisson = [c["name"] for c in plan["classes"] if c["type"] == "poisson"]
     if poisson:
@@ -221,7 +222,7 @@ def run_ns3(scenario, seed: int, flows: pd.DataFrame | None = None, progress: bo
 
     `sack`: turn ns-3's SACK on (its default; cclab has no SACK, so a comparison
     keeps it off). `keep`: a folder that keeps the program's input and outputs."""
-    info = _validate(scenario, seed)
+    info = _validated(scenario, seed)
     plan = info["plan"]
     if flows is None:
         flows = flow_list(scenario, seed)
@@ -246,15 +247,10 @@ def run_ns3(scenario, seed: int, flows: pd.DataFrame | None = None, progress: bo
     return Ns3Result(flows=f[FLOW_COLUMNS], links=links, perf=perf)
 
 
-def _validate(scenario, seed):
-    import cclab
-
-    return cclab.validate(scenario, seed=seed)
-
-
-def replay_scenario(scenario, flows: pd.DataFrame, folder: Path) -> dict:
+def replay_scenario(scenario, flows: pd.DataFrame, folder: Path, tcp: dict | None = NS3_TCP) -> dict:
     """`scenario` with every Poisson class replaced by a flow_list class reading
-    `flows` (written to `folder`), and with ns-3's TCP behaviour (`NS3_TCP`) on."""
+    `flows` (written to `folder`), and with the `tcp` settings on top of its own
+    (default: ns-3's TCP behaviour, `NS3_TCP`; None keeps the scenario's)."""
     from cclab.scenario import load_scenario
 
     structure, base_dir = load_scenario(scenario)
@@ -272,7 +268,8 @@ def replay_scenario(scenario, flows: pd.DataFrame, folder: Path) -> dict:
                     del t[k]
             t["type"] = "flow_list"
             t["file"] = str(csv)
-    structure.setdefault("tcp", {}).update(NS3_TCP)
+    if tcp:
+        structure.setdefault("tcp", {}).update(tcp)
     # Relative file names (empirical CDFs, flow lists) keep resolving where they did.
     for t in structure.get("traffic", []):
         if t.get("type") == "flow_list" and not Path(t["file"]).is_absolute():
@@ -290,11 +287,7 @@ def run_cclab(scenario, seed: int, flows: pd.DataFrame | None = None, ns3_tcp: b
     if flows is None:
         flows = flow_list(scenario, seed)
     with tempfile.TemporaryDirectory(prefix="cclab-replay-") as tmp:
-        sc = replay_scenario(scenario, flows, Path(tmp))
-        if not ns3_tcp:
-            from cclab.scenario import load_scenario
-
-            sc["tcp"] = json.loads(json.dumps(load_scenario(scenario)[0].get("tcp", {})))
+        sc = replay_scenario(scenario, flows, Path(tmp), NS3_TCP if ns3_tcp else None)
         return cclab.run(sc, seed=seed)
 
 
