@@ -1,6 +1,7 @@
 //! The TCP sender/receiver machinery shared by every window-based controller:
 //! byte sequence space, ACK clocking, fast retransmit and NewReno fast recovery
-//! with partial ACKs (RFC 5681 section 3.2, RFC 6582, "Slow-but-Steady" timer variant),
+//! with partial ACKs (RFC 5681 section 3.2, RFC 6582, "Slow-but-Steady" timer variant
+//! or, as an option, "Impatient"), optional limited transmit (RFC 3042),
 //! retransmission timeout (RFC 6298: SRTT/RTTVAR, minimum RTO, exponential
 //! backoff, Karn's rule), and cumulative ACKs with optional delayed ACKs
 //! (RFC 5681 section 4.2). No SACK. Optionally (`TcpParams::handshake`) a
