@@ -148,10 +148,16 @@ def test_fig9_values_printed_in_the_paper():
     # of 1000 runs varies by 3-7 % (1 sigma) from seed to seed, since packets of one run are
     # strongly correlated; two independent 1000-run estimates (ours and the paper's) should
     # therefore agree within 20 % (about 3 sigma of their difference) or 1 packet.
+    # Pareto 2.1 is the exception: its 1000-run estimate spreads by about 10 % (1 sigma)
+    # with a long right tail (8 seeds at U = 0.95: 75-102, mean 84), so for it we take
+    # the median of 5 independent 1000-run estimates, which is as stable as one
+    # uniform or exponential estimate.
     paper = {0.95: (25, 49, 75), 0.75: (9, 20, 34), 0.5: (2, 5, 5)}
     for u, values in paper.items():
         for dist, want in zip(("uniform", "exponential", "pareto"), values):
-            got = lb.smooth_queue(1000, dist, utilization=u, runs=1000, seed=0).top(0.01)
+            seeds = range(5) if dist == "pareto" else [0]
+            got = float(np.median([lb.smooth_queue(1000, dist, utilization=u, runs=1000, seed=s).top(0.01)
+                                   for s in seeds]))
             assert abs(got - want) <= max(1.0, 0.2 * want), (u, dist, got, want)
 
 

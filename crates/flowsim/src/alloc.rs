@@ -115,7 +115,7 @@ mod tests {
     fn random_instances_satisfy_the_max_min_bottleneck_property() {
         // Weighted max-min fairness is characterised by: feasibility, and every entity has
         // a saturated link on its route where its per-weight rate is the largest.
-        let mut rng = crate::rng::stream(99, 0, 0);
+        let mut rng = crate::engine::replication_stream(99, 0, 0);
         let mut mm = MaxMin::default();
         for _ in 0..500 {
             let nl = 1 + (rng.next_u64() % 4) as usize;

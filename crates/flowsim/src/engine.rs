@@ -10,8 +10,15 @@
 
 use crate::alloc::MaxMin;
 use crate::model::{ClassKind, Policy, Scenario, SizeDist, Source};
-use crate::rng::Rng;
+use cclab_rng::Xoshiro256pp as Rng;
 use std::collections::VecDeque;
+
+/// The random stream of class `class` in replication `rep` (cclab's one
+/// derivation, `cclab_rng::stream`): adding a class or a replication leaves the
+/// others' draws intact.
+pub fn replication_stream(seed: u64, rep: u64, class: u64) -> Rng {
+    cclab_rng::stream(seed, cclab_rng::StreamKey::new("flowsim/rep").num(rep).part("class").num(class))
+}
 
 #[derive(Clone, Copy, Debug)]
 struct Job {
@@ -238,7 +245,7 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
                 rate,
                 size,
                 long_count,
-                rng: crate::rng::stream(sc.seed, rep as u64, i as u64),
+                rng: replication_stream(sc.seed, rep as u64, i as u64),
                 heap: TagHeap::default(),
                 waiting: VecDeque::new(),
                 v: 0.0,

@@ -13,7 +13,6 @@
 pub mod alloc;
 pub mod engine;
 pub mod model;
-pub mod rng;
 pub mod stats;
 
 pub use engine::{run_replication, RepStats};

@@ -1,9 +1,14 @@
 //! The one random-number generator of cclab: xoshiro256++ 1.0 (Blackman and Vigna,
 //! 2019) with SplitMix64 (Steele, Lea and Flood, 2014) to expand seeds. Written
 //! from the published definitions so the numbers a seed produces never change
-//! with a dependency. Each simulator derives its own independent streams from a
-//! seed and a stream identity (a name, or replication and class numbers) and builds
-//! them with [`Xoshiro256pp::from_state`].
+//! with a dependency.
+//!
+//! Every random source of every simulator draws from its own stream,
+//! [`stream`]`(seed, key)`, where the key names the source as a path
+//! (`"arrivals/short"`, `"flowsim/rep/3/class/1"`, `"smooth/run/17"`). A source's
+//! draws depend only on the seed and its own key, so adding a source (a traffic
+//! class, a replication, a run) never changes the draws of another, and runs split
+//! across threads draw what they would draw alone.
 
 /// The SplitMix64 finaliser: a bijective 64-bit mixing function.
 #[inline]
@@ -23,6 +28,65 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 /// Four SplitMix64 outputs from `state`: a xoshiro256++ state.
 pub fn expand(mut state: u64) -> [u64; 4] {
     [splitmix64(&mut state), splitmix64(&mut state), splitmix64(&mut state), splitmix64(&mut state)]
+}
+
+/// The name of a random stream: FNV-1a (64-bit) of its path, built without
+/// allocating. `StreamKey::new("rep").num(3)` is the key of the path `"rep/3"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamKey(u64);
+
+impl StreamKey {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+
+    /// The key of the path `name`.
+    pub const fn new(name: &str) -> Self {
+        StreamKey(Self::OFFSET).bytes(name.as_bytes())
+    }
+
+    const fn bytes(self, b: &[u8]) -> Self {
+        let mut h = self.0;
+        let mut i = 0;
+        while i < b.len() {
+            h ^= b[i] as u64;
+            h = h.wrapping_mul(Self::PRIME);
+            i += 1;
+        }
+        StreamKey(h)
+    }
+
+    /// The key of this path followed by `/` and `part`.
+    pub const fn part(self, part: &str) -> Self {
+        self.bytes(b"/").bytes(part.as_bytes())
+    }
+
+    /// The key of this path followed by `/` and the decimal digits of `n`.
+    pub fn num(self, n: u64) -> Self {
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        let mut n = n;
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.bytes(b"/").bytes(&digits[i..])
+    }
+}
+
+impl From<&str> for StreamKey {
+    fn from(name: &str) -> Self {
+        StreamKey::new(name)
+    }
+}
+
+/// The stream `key` under `seed`: SplitMix64 expansion of the seed mixed with the
+/// key's hash. The one derivation of every stream in cclab.
+pub fn stream(seed: u64, key: impl Into<StreamKey>) -> Xoshiro256pp {
+    Xoshiro256pp::from_state(expand(seed ^ key.into().0.rotate_left(17)))
 }
 
 /// The xoshiro256++ generator.
@@ -90,6 +154,27 @@ mod tests {
         // rotl(s0 + s3, 23) + s0 = rotl(5, 23) + 1 = 5 * 2^23 + 1.
         let mut r = Xoshiro256pp::from_state([1, 2, 3, 4]);
         assert_eq!(r.next_u64(), 41_943_041);
+    }
+
+    #[test]
+    fn stream_keys_are_paths() {
+        assert_eq!(StreamKey::new("rep").num(3).part("class").num(12), StreamKey::new("rep/3/class/12"));
+        assert_eq!(StreamKey::new("a").num(0), StreamKey::new("a/0"));
+        assert_eq!(StreamKey::new("a").num(u64::MAX), StreamKey::new("a/18446744073709551615"));
+        // FNV-1a reference value: the hash of "a" (Fowler, Noll and Vo's test vectors).
+        assert_eq!(StreamKey::new("a").0, 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn streams_depend_on_seed_and_key_only() {
+        let draws = |seed, key: &str| -> Vec<u64> {
+            let mut r = stream(seed, key);
+            (0..4).map(|_| r.next_u64()).collect()
+        };
+        assert_eq!(draws(7, "x"), draws(7, "x"));
+        assert_ne!(draws(7, "x"), draws(7, "y"));
+        assert_ne!(draws(7, "x"), draws(8, "x"));
+        assert_ne!(draws(7, "run/1"), draws(7, "run/10"));
     }
 
     #[test]

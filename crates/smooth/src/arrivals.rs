@@ -6,7 +6,7 @@
 //! steady state is detected by exact repetition and a packet-level engine that runs on
 //! integer nanoseconds can be compared packet by packet (use `ticks_per_packet` = D in ns).
 use crate::error::ParamError;
-use crate::rng::Xoshiro256pp;
+use cclab_rng::Xoshiro256pp;
 
 /// Ticks per packet transmission time used by the batch runs: 2^20, so queue sizes
 /// are resolved to about 1e-6 packet and N = 10^6 flows at U = 0.05 still fit in i64.
@@ -174,7 +174,7 @@ mod tests {
     use super::*;
 
     fn sample_mean_var(dist: Dist, n: usize) -> (f64, f64) {
-        let mut r = crate::rng::stream(11, 0);
+        let mut r = crate::runs::run_stream(11, 0);
         let xs: Vec<f64> = (0..n).map(|_| dist.sample(&mut r, 1.0)).collect();
         let m = xs.iter().sum::<f64>() / n as f64;
         let v = xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1) as f64;
@@ -215,7 +215,7 @@ mod tests {
 
     #[test]
     fn merge_equals_sort() {
-        let mut r = crate::rng::stream(5, 0);
+        let mut r = crate::runs::run_stream(5, 0);
         for &(n, period) in &[(50usize, 40i64), (200, 30), (1000, 997), (10, 1)] {
             let mut t = 0i64;
             let arr: Vec<i64> = (0..n)

@@ -165,7 +165,7 @@ mod tests {
     }
 
     fn random_phases(n: usize, period: i64, seed: u64) -> Vec<i64> {
-        let mut r = crate::rng::stream(seed, 0);
+        let mut r = crate::runs::run_stream(seed, 0);
         let mut v: Vec<i64> = (0..n).map(|_| (r.next_u64() % period as u64) as i64).collect();
         v.sort();
         v

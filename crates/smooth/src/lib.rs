@@ -10,7 +10,6 @@
 pub mod arrivals;
 pub mod error;
 pub mod fifo;
-pub mod rng;
 pub mod runs;
 
 pub use arrivals::{period_ticks, reduce_any, Dist, TICKS_PER_PACKET};

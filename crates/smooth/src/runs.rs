@@ -1,8 +1,14 @@
 //! Batches of independent runs (fresh random flow arrivals per run), spread over threads.
-//! Run r always uses RNG stream (seed, r), so results do not depend on the thread count.
+//! Run r always draws from the stream `smooth/run/r` of the seed, so results do not
+//! depend on the thread count.
 use crate::arrivals::{arrival_ticks_into, period_ticks, reduce_sorted_into, Dist, TICKS_PER_PACKET};
 use crate::error::ParamError;
 use crate::fifo::{steady_state_into, SteadyStats, DROPPED};
+
+/// The random stream of run `run` (cclab's one derivation, `cclab_rng::stream`).
+pub fn run_stream(seed: u64, run: u64) -> cclab_rng::Xoshiro256pp {
+    cclab_rng::stream(seed, cclab_rng::StreamKey::new("smooth/run").num(run))
+}
 
 /// Per-thread buffers reused across runs.
 #[derive(Default)]
@@ -18,7 +24,7 @@ impl Scratch {
     #[allow(clippy::too_many_arguments)]
     fn run(&mut self, n: usize, dist: Dist, utilization: f64, period: i64, buffer: Option<u64>,
            max_periods: u32, seed: u64, run: usize) -> SteadyStats {
-        let mut rng = crate::rng::stream(seed, run as u64);
+        let mut rng = run_stream(seed, run as u64);
         arrival_ticks_into(n, dist, utilization, TICKS_PER_PACKET, &mut rng, &mut self.arrivals);
         reduce_sorted_into(&self.arrivals, period, &mut self.phases, &mut self.merge);
         steady_state_into(&self.phases, period, TICKS_PER_PACKET, buffer, max_periods, &mut self.waits)
@@ -141,7 +147,7 @@ pub fn run_arrivals(n: usize, dist: Dist, utilization: f64, seed: u64, run: usiz
     -> Result<Vec<i64>, ParamError> {
     dist.validate()?;
     period_ticks(n, utilization, ticks_per_packet)?;
-    let mut rng = crate::rng::stream(seed, run as u64);
+    let mut rng = run_stream(seed, run as u64);
     let mut out = Vec::new();
     arrival_ticks_into(n, dist, utilization, ticks_per_packet, &mut rng, &mut out);
     Ok(out)
