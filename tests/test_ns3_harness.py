@@ -30,7 +30,7 @@ SMALL = {
 
 
 def test_input_for_the_reference_scenario():
-    plan = cclab.validate(REFERENCE)["plan"]
+    plan = ns3run.plan(cclab.validate(REFERENCE)["config"])
     flows = ns3run.flow_list(REFERENCE, 1)
     text = ns3run.ns3_input(plan, flows, 2000.0, 100.0, 1)
     lines = text.splitlines()
@@ -55,14 +55,14 @@ def test_input_for_the_reference_scenario():
      "link 'bn' has no reverse link"),
     (lambda s: s["tcp"].update(header=48), "tcp.header = 48"),
     (lambda s: s["traffic"].append({"name": "udp", "type": "cbr", "src": "s", "dst": "d", "rate": "1Mbps"}),
-     "constant-rate classes"),
+     "rate-based \\(cbr\\) classes"),
 ])
 def test_refuses_what_ns3_side_cannot_model(edit, message):
     sc = copy.deepcopy(SMALL)
     edit(sc)
     flows = ns3run.flow_list(sc, 1)
     with pytest.raises(ns3run.Unsupported, match=message):
-        ns3run.ns3_input(cclab.validate(sc)["plan"], flows, 60.0, 5.0, 1)
+        ns3run.ns3_input(ns3run.plan(cclab.validate(sc)["config"]), flows, 60.0, 5.0, 1)
 
 
 def test_replaying_the_flow_list_reproduces_the_arrivals():

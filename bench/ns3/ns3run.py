@@ -117,10 +117,51 @@ def ensure(quiet: bool = False) -> Path:
 # --- scenario translation ------------------------------------------------------------
 
 def _validated(scenario, seed: int | None = None) -> dict:
-    """cclab.validate(): duration, warm-up and the resolved plan."""
+    """cclab.validate(): duration, warm-up, and the plan the harness translates."""
     import cclab
 
-    return cclab.validate(scenario, seed=seed)
+    info = cclab.validate(scenario, seed=seed)
+    info["plan"] = plan(info["config"])
+    return info
+
+
+def plan(config: dict) -> dict:
+    """What the ns-3 program needs from cclab's canonical configuration (SI units):
+    nodes; links with node names, rate (bit/s), delay (s) and DropTail limits;
+    classes with endpoints, arrival type and protocol; and the one TCP parameter set
+    every TCP class shares (the ns-3 program has one)."""
+    nodes = config["nodes"]
+    links = []
+    for l in config["links"]:
+        q = l["queue"]
+        if q["type"] != "droptail":
+            raise Unsupported(f"link {l['name']!r}: queue {q['type']!r} is not in the ns-3 harness")
+        links.append({"name": l["name"], "from": nodes[l["from"]], "to": nodes[l["to"]],
+                      "rate_bps": float(l["rate_bps"]), "delay_s": l["delay_ns"] / 1e9,
+                      "limit_packets": q["limit_packets"], "limit_bytes": q["limit_bytes"]})
+    classes, tcps = [], []
+    for c in config["classes"]:
+        a, t = c["arrivals"], c["transport"]
+        d = {"name": c["name"], "src": nodes[c["src"]], "dst": nodes[c["dst"]], "type": a["type"],
+             "protocol": t["cc"]["protocol"], "kind": t["kind"], "start_s": c["start_ns"] / 1e9,
+             "stop_s": None if c["stop_ns"] is None else c["stop_ns"] / 1e9}
+        if a["type"] == "long_lived":
+            d["count"] = a["count"]
+        elif a["type"] == "flow_list":
+            d["starts"] = [f[0] / 1e9 for f in a["flows"]]
+            d["sizes"] = [f[1] for f in a["flows"]]
+        if t["kind"] == "window":
+            tcps.append((c["name"], t["tcp"]))
+        classes.append(d)
+    for name, t in tcps[1:]:
+        if t != tcps[0][1]:
+            raise Unsupported(f"class {name!r}: its TCP parameters differ from class {tcps[0][0]!r}'s; "
+                              "the ns-3 program has one TCP configuration")
+    tcp = dict(tcps[0][1]) if tcps else {}
+    for k in list(tcp):
+        if k.endswith("_ns"):
+            tcp[k[:-3] + "_s"] = tcp.pop(k) / 1e9
+    return {"name": config["name"], "nodes": nodes, "links": links, "classes": classes, "tcp": tcp}
 
 
 def _duplex_links(plan: dict) -> list[dict]:
@@ -147,8 +188,8 @@ def _check(plan: dict) -> None:
         raise Unsupported(f"tcp.header = {tcp['header']}: the ns-3 side models 40 (no TCP options) "
                           f"or 52 (timestamps)")
     for c in plan["classes"]:
-        if c["type"] == "cbr":
-            raise Unsupported(f"class {c['name']!r}: constant-rate classes have no ns-3 counterpart here")
+        if c["kind"] != "window":
+            raise Unsupported(f"class {c['name']!r}: rate-based ({c['protocol']}) classes have no ns-3 counterpart here")
         if c["protocol"] != "newreno":
             raise Unsupported(f"class {c['name']!r}: protocol {c['protocol']!r} is not in the ns-3 harness")
 

@@ -14,7 +14,11 @@ class ScenarioError(ValueError):
     """A scenario is malformed; the message names the key path at fault."""
 
 def validate_scenario(scenario_json: str, base_dir: str = ".", seed: Optional[int] = None) -> dict[str, Any]:
-    """Validate a scenario given as JSON; returns {"warnings", "duration_s", "warmup_s", "seed"}."""
+    """Validate a scenario given as JSON; returns {"warnings", "duration_s", "warmup_s", "seed",
+    "config"}, where "config" is the canonical JSON text of the validated configuration."""
+
+def run_config(config_json: str, progress: Optional[Callable[[float], Any]] = None) -> dict[str, Any]:
+    """Run a canonical configuration (JSON text) as it is; returns what `run_scenario` does."""
 
 def run_scenario(
     scenario_json: str,
@@ -26,7 +30,7 @@ def run_scenario(
 
     Returns {"flows": {column: ndarray}, "class_names": [...], "links": [row dict],
     "series": {"time", "metric", "name", "value": ndarray, "metric_names", "entity_names"},
-    "summary": {key: scalar}, "warnings": [...]}.
+    "summary": {key: scalar}, "warnings": [...], "config": canonical JSON text}.
     """
 
 def flowsim_run(

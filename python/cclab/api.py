@@ -6,7 +6,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Union
+from typing import Any, Callable, Mapping, Union
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,9 @@ class Result:
     arrivals: the queue met by each packet arriving at the links listed in
         ``record.arrivals`` (time, link, queue_packets, queue_bytes, backlog in
         seconds until the transmitter is free, dropped); empty otherwise.
+    scenario: the scenario as given (a dict).
+    config: the canonical configuration that ran (a dict: every name resolved, every
+        unit in SI integers, the effective seed); `cclab.run(result.config)` runs it again.
     """
 
     flows: pd.DataFrame
@@ -41,6 +44,7 @@ class Result:
     warnings: list = field(default_factory=list)
     arrivals: pd.DataFrame = field(default_factory=pd.DataFrame)
     scenario: dict = field(default_factory=dict)
+    config: dict = field(default_factory=dict)
 
     def save(self, out: Union[str, Path]) -> Path:
         """Write flows/links/series as Parquet and the summary as JSON into ``out``."""
@@ -56,6 +60,7 @@ class Result:
         (out / "summary.json").write_text(json.dumps(json_safe(summary), indent=2, sort_keys=True) + "\n")
         (out / "perf.json").write_text(json.dumps(json_safe(perf), indent=2, sort_keys=True) + "\n")
         (out / "scenario.json").write_text(json.dumps(self.scenario, indent=2, sort_keys=True, default=str) + "\n")
+        (out / "config.json").write_text(json.dumps(self.config) + "\n")
         return out
 
     def completion_times(self, cls: str | None = None) -> pd.Series:
@@ -99,7 +104,9 @@ def run(scenario: ScenarioLike, seed: int | None = None,
         progress: Union[bool, Callable[[float], Any]] = False) -> Result:
     """Run a scenario in the packet-level simulator.
 
-    scenario: a TOML file path, TOML text, or the same structure as a dict.
+    scenario: a TOML file path, TOML text, or the same structure as a dict; or a
+        canonical configuration (a dict with ``"format": "cclab-config/1"``, as in
+        ``Result.config`` and ``validate()["config"]``), which runs as it is.
     seed: overrides the scenario's ``seed`` (every random stream derives from it).
     progress: True for a progress bar on stderr (shown for runs longer than a
         second), or a callable receiving the simulated time in seconds.
@@ -108,6 +115,14 @@ def run(scenario: ScenarioLike, seed: int | None = None,
     """
     from . import _core
 
+    if _is_config(scenario):
+        if seed is not None:
+            raise ScenarioError("seed: a canonical configuration carries its seed; edit its \"seed\" instead")
+        try:
+            raw = _core.run_config(json.dumps(dict(scenario)), progress if callable(progress) else None)
+        except _core.ScenarioError as exc:
+            raise ScenarioError(str(exc)) from None
+        return _to_result(raw, dict(scenario))
     structure, base_dir = load_scenario(scenario)
     if seed is not None and (not isinstance(seed, (int, np.integer)) or seed < 0):
         raise ScenarioError(f"seed: expected a non-negative integer, got {seed!r}")
@@ -130,14 +145,21 @@ def run(scenario: ScenarioLike, seed: int | None = None,
     return _to_result(raw, structure)
 
 
+def _is_config(scenario) -> bool:
+    return isinstance(scenario, Mapping) and str(scenario.get("format", "")).startswith("cclab-config/")
+
+
 def validate(scenario: ScenarioLike, seed: int | None = None) -> dict:
     """Check a scenario without running it.
 
-    Returns ``{"warnings": [...], "duration_s", "warmup_s", "seed", "plan"}``;
+    Returns ``{"warnings": [...], "duration_s", "warmup_s", "seed", "config"}``;
     raises ScenarioError naming the key path of the first malformed field.
-    ``plan`` is the resolved scenario in SI units (nodes; links, both directions
-    of a duplex link; classes with endpoints, routes and arrival parameters; TCP
-    parameters): what another simulator needs to run the same scenario.
+    ``config`` is the canonical configuration (a dict): nodes; links, both
+    directions of a duplex link, with rates in bit/s and delays in ns; classes with
+    endpoints and routes as indices, arrival process, transport and TCP
+    parameters; the effective seed. It is what another simulator needs to run the
+    same scenario, what a stored result is keyed by, and ``cclab.run(config)``
+    runs it as it is.
     """
     structure, base_dir = load_scenario(scenario)
     return _validate_text(to_json(structure), base_dir, seed)
@@ -147,9 +169,11 @@ def _validate_text(text: str, base_dir: Path, seed: int | None = None) -> dict:
     from . import _core
 
     try:
-        return dict(_core.validate_scenario(text, str(base_dir), seed))
+        info = dict(_core.validate_scenario(text, str(base_dir), seed))
     except _core.ScenarioError as exc:
         raise ScenarioError(str(exc)) from None
+    info["config"] = json.loads(info["config"])
+    return info
 
 
 def _to_result(raw: dict, structure: dict) -> Result:
@@ -188,4 +212,5 @@ def _to_result(raw: dict, structure: dict) -> Result:
         "dropped": a["dropped"],
     })
     return Result(flows=flows, links=links, series=series, summary=dict(raw["summary"]),
-                  warnings=list(raw["warnings"]), arrivals=arrivals, scenario=structure)
+                  warnings=list(raw["warnings"]), arrivals=arrivals, scenario=structure,
+                  config=json.loads(raw["config"]))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any, Mapping, Union
@@ -62,6 +63,18 @@ def _jsonable(obj: Any) -> Any:
     raise ScenarioError(f"cannot use a value of type {type(obj).__name__} in a scenario: {obj!r}")
 
 
+def _finite(obj: Any) -> Any:
+    """The structure with non-finite floats written as "nan" / "inf" / "-inf", which
+    JSON cannot carry and the core rejects by key path ("expected a finite number")."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "nan" if obj != obj else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, Mapping):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
 def to_json(structure: Mapping[str, Any]) -> str:
     """Serialise a scenario structure for the Rust core (deterministic key order)."""
-    return json.dumps(structure, default=_jsonable, sort_keys=True)
+    return json.dumps(_finite(structure), default=_jsonable, sort_keys=True, allow_nan=False)

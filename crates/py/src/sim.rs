@@ -1,6 +1,7 @@
-//! Bindings of the `cclab-sim` crate: run a scenario, validate a scenario.
+//! Bindings of the `cclab-sim` crate: validate a scenario, run a scenario or a canonical configuration.
 use cclab_sim::metrics::{RunResult, Scalar};
-use cclab_sim::{engine::SimTime, scenario, Simulation};
+use cclab_sim::transport::cc::Registry;
+use cclab_sim::{engine::SimTime, scenario, Config, Simulation};
 use numpy::IntoPyArray;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -20,112 +21,30 @@ fn internal(e: Box<dyn std::any::Any + Send>) -> PyErr {
 }
 
 /// Validate a scenario (JSON text); returns {"warnings", "duration_s", "warmup_s",
-/// "seed", "plan"} or raises ScenarioError. `plan` is the resolved scenario (nodes,
-/// links with both directions of duplex links, classes with their endpoints and
-/// routes, TCP parameters), in SI units: what another simulator needs to run the
-/// same thing (bench/ns3 uses it).
+/// "seed", "config"} or raises ScenarioError. `config` is the canonical JSON of the
+/// validated configuration: every name resolved, every unit in SI integers, every
+/// file read in (what another simulator needs to run the same thing, and the key of
+/// a stored result).
 #[pyfunction]
 #[pyo3(signature = (scenario_json, base_dir=".", seed=None))]
 fn validate_scenario<'py>(py: Python<'py>, scenario_json: &str, base_dir: &str, seed: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
+    let (cfg, warnings) = load(scenario_json, base_dir, seed)?;
+    let d = PyDict::new(py);
+    d.set_item("warnings", warnings)?;
+    d.set_item("duration_s", cfg.duration.as_secs_f64())?;
+    d.set_item("warmup_s", cfg.warmup.as_secs_f64())?;
+    d.set_item("seed", cfg.seed)?;
+    d.set_item("config", cfg.to_json())?;
+    Ok(d)
+}
+
+/// Parse and validate a scenario, panics and errors turned into Python exceptions.
+fn load(scenario_json: &str, base_dir: &str, seed: Option<u64>) -> PyResult<(Config, Vec<String>)> {
     match catch_unwind(|| scenario::load_json(scenario_json, Path::new(base_dir), seed)) {
-        Ok(Ok((cfg, warnings))) => {
-            let d = PyDict::new(py);
-            d.set_item("warnings", warnings)?;
-            d.set_item("duration_s", cfg.duration.as_secs_f64())?;
-            d.set_item("warmup_s", cfg.warmup.as_secs_f64())?;
-            d.set_item("seed", cfg.seed)?;
-            d.set_item("plan", plan(py, &cfg)?)?;
-            Ok(d)
-        }
+        Ok(Ok(x)) => Ok(x),
         Ok(Err(e)) => Err(ScenarioError::new_err(e.to_string())),
         Err(p) => Err(internal(p)),
     }
-}
-
-fn secs(t: SimTime) -> f64 {
-    t.as_secs_f64()
-}
-
-/// The resolved scenario as plain Python values.
-fn plan<'py>(py: Python<'py>, cfg: &scenario::Config) -> PyResult<Bound<'py, PyDict>> {
-    use scenario::{ClassKind, SizeDist};
-    let p = PyDict::new(py);
-    p.set_item("name", &cfg.name)?;
-    p.set_item("nodes", cfg.nodes.clone())?;
-    let t = &cfg.tcp;
-    let tcp = PyDict::new(py);
-    tcp.set_item("mss", t.mss)?;
-    tcp.set_item("header", t.header)?;
-    tcp.set_item("initial_window", t.initial_window)?;
-    tcp.set_item("receive_window", (t.receive_window != u64::MAX).then_some(t.receive_window))?;
-    tcp.set_item("min_rto_s", secs(t.min_rto))?;
-    tcp.set_item("max_rto_s", secs(t.max_rto))?;
-    tcp.set_item("initial_rto_s", secs(t.initial_rto))?;
-    tcp.set_item("delayed_ack", t.delayed_ack)?;
-    tcp.set_item("delayed_ack_timeout_s", secs(t.delayed_ack_timeout))?;
-    tcp.set_item("dupack_threshold", t.dupack_threshold)?;
-    tcp.set_item("handshake", t.handshake)?;
-    tcp.set_item("limited_transmit", t.limited_transmit)?;
-    tcp.set_item("partial_ack_timer", if t.impatient { "impatient" } else { "slow_but_steady" })?;
-    p.set_item("tcp", tcp)?;
-    let links = PyList::empty(py);
-    for l in &cfg.links {
-        let d = PyDict::new(py);
-        d.set_item("name", &l.name)?;
-        d.set_item("from", &cfg.nodes[l.from])?;
-        d.set_item("to", &cfg.nodes[l.to])?;
-        d.set_item("rate_bps", l.rate_bps)?;
-        d.set_item("delay_s", secs(l.delay))?;
-        d.set_item("limit_packets", l.limit_packets)?;
-        d.set_item("limit_bytes", l.limit_bytes)?;
-        links.append(d)?;
-    }
-    p.set_item("links", links)?;
-    let classes = PyList::empty(py);
-    for c in &cfg.classes {
-        let d = PyDict::new(py);
-        d.set_item("name", &c.name)?;
-        d.set_item("src", &cfg.nodes[c.src])?;
-        d.set_item("dst", &cfg.nodes[c.dst])?;
-        d.set_item("route", c.fwd_route.iter().map(|&i| cfg.links[i].name.clone()).collect::<Vec<_>>())?;
-        d.set_item("ack_route", c.rev_route.iter().map(|&i| cfg.links[i].name.clone()).collect::<Vec<_>>())?;
-        d.set_item("protocol", c.protocol.name())?;
-        d.set_item("start_s", secs(c.start))?;
-        // None: the class keeps creating flows to the end of the run.
-        d.set_item("stop_s", (c.stop < cfg.duration).then(|| secs(c.stop)))?;
-        match &c.kind {
-            ClassKind::Poisson { rate_per_s, size } => {
-                d.set_item("type", "poisson")?;
-                d.set_item("arrival_rate", *rate_per_s)?;
-                d.set_item("mean_size", size.mean())?;
-                let dist = match size {
-                    SizeDist::Exponential { .. } => "exponential",
-                    SizeDist::Pareto { .. } => "pareto",
-                    SizeDist::Constant { .. } => "constant",
-                    SizeDist::Empirical { .. } => "empirical",
-                };
-                d.set_item("size_dist", dist)?;
-            }
-            ClassKind::LongLived { count } => {
-                d.set_item("type", "long_lived")?;
-                d.set_item("count", *count)?;
-            }
-            ClassKind::FlowList { flows } => {
-                d.set_item("type", "flow_list")?;
-                d.set_item("starts", flows.iter().map(|f| secs(f.0)).collect::<Vec<_>>())?;
-                d.set_item("sizes", flows.iter().map(|f| f.1).collect::<Vec<_>>())?;
-            }
-            ClassKind::Cbr { rate_bps, packet, starts } => {
-                d.set_item("type", "cbr")?;
-                d.set_item("rate_bps", *rate_bps)?;
-                d.set_item("packet_size", *packet)?;
-                d.set_item("starts", starts.iter().map(|&t| secs(t)).collect::<Vec<_>>())?;
-            }
-        }
-        classes.append(d)?;
-    }
-    p.set_item("classes", classes)?;
-    Ok(p)
 }
 
 /// Run a scenario (JSON text) and return its tables as columns.
@@ -141,11 +60,25 @@ fn run_scenario<'py>(
     seed: Option<u64>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (cfg, warnings) = match catch_unwind(|| scenario::load_json(scenario_json, Path::new(base_dir), seed)) {
-        Ok(Ok(x)) => x,
+    let (cfg, warnings) = load(scenario_json, base_dir, seed)?;
+    run(py, cfg, warnings, progress)
+}
+
+/// Run a canonical configuration (the `config` of `validate_scenario`, or one
+/// written next to a result) as it is.
+#[pyfunction]
+#[pyo3(signature = (config_json, progress=None))]
+fn run_config<'py>(py: Python<'py>, config_json: &str, progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyDict>> {
+    let cfg = match catch_unwind(|| Config::from_json(config_json, &Registry::new())) {
+        Ok(Ok(c)) => c,
         Ok(Err(e)) => return Err(ScenarioError::new_err(e.to_string())),
         Err(p) => return Err(internal(p)),
     };
+    run(py, cfg, Vec::new(), progress)
+}
+
+fn run<'py>(py: Python<'py>, cfg: Config, warnings: Vec<String>, progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyDict>> {
+    let config_json = cfg.to_json();
     let mut callback_error: Option<PyErr> = None;
     let outcome = py.detach(|| {
         let mut hook = |t: SimTime| -> bool {
@@ -172,7 +105,9 @@ fn run_scenario<'py>(
     if let Some(e) = callback_error {
         return Err(e);
     }
-    to_python(py, result)
+    let d = to_python(py, result)?;
+    d.set_item("config", config_json)?;
+    Ok(d)
 }
 
 fn to_python<'py>(py: Python<'py>, r: RunResult) -> PyResult<Bound<'py, PyDict>> {
@@ -256,5 +191,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(run_config, m)?)?;
     Ok(())
 }

@@ -1,16 +1,24 @@
 //! cclab packet-level simulator: integer-nanosecond time, one deterministic event
 //! queue, links with FIFO queue disciplines, a shared TCP machinery with pluggable
-//! congestion controllers, traffic classes, and the tables a run produces.
-//! No Python here: `cclab-py` wraps it.
+//! congestion controllers, paced senders with rate controllers, traffic classes,
+//! and the tables a run produces. No Python here: `cclab-py` wraps it.
+//!
+//! Layers, each using only those before it: `engine` (time, events, timers) ←
+//! `settings` (reading user tables) ← `net` (packets, links, queues, topology) ←
+//! `transport` (TCP, congestion and rate controllers) ← `traffic` (arrivals,
+//! sizes, classes) ← `metrics` ← `config` (the validated run) ← `sim` (the
+//! loop) ← `scenario` (files in, `Config` out).
+pub mod config;
 pub mod engine;
 pub mod metrics;
 pub mod net;
-pub mod packet;
 pub mod scenario;
+pub mod settings;
 pub mod sim;
 pub mod traffic;
 pub mod transport;
 
+pub use config::Config;
 pub use metrics::{RunResult, Scalar};
-pub use scenario::{Config, ScenarioError};
-pub use sim::{run_json, PacketCounters, Simulation};
+pub use settings::ScenarioError;
+pub use sim::{PacketCounters, Simulation};

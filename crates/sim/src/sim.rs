@@ -1,73 +1,51 @@
 //! The packet-level simulator: builds links, routes and traffic from a `Config`,
 //! runs the event loop, and collects the tables.
-use crate::engine::{EventQueue, Rng, SimTime};
-use crate::metrics::{Arrivals, FlowTable, LinkRow, RunResult, Scalar, Series};
-use crate::net::{DropTail, Link, QueueDiscipline};
-use crate::packet::{Packet, DATAGRAM, SYN};
-use crate::scenario::{ClassKind, Config, Protocol};
-use crate::transport::{Controller, NewReno, Tcp, TcpOutput};
+//!
+//! The loop knows two kinds of event: the packet at the head of a link's wire
+//! reaching the link's far end, and a timer firing for an owner (a connection, a
+//! class's arrival process, the recorder). It hands each to its owner; nothing
+//! here is protocol-specific beyond routing a packet to its connection.
+use crate::config::Config;
+use crate::engine::{EventQueue, Firing, SimTime, Timer};
+use crate::metrics::series::{ACTIVE_FLOWS, QUEUE_BYTES, QUEUE_PACKETS, THROUGHPUT_BPS};
+use crate::metrics::{ArrivalTable, FlowRecord, FlowTable, LinkRow, RunResult, Scalar, Series};
+use crate::net::packet::{DATAGRAM, SYN};
+use crate::net::{Link, Packet, Routes};
+use crate::traffic::{Batch, Source};
+use crate::transport::cc::{Cc, Registry};
+use crate::transport::rate::RateSender;
+use crate::transport::tcp::{Endpoints, Output, Tcp, TcpParams};
+use crate::transport::{Conn, Transport};
 use std::time::Instant;
 
-/// Events: a plain enum, no boxed closures.
+/// The timers of a connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ConnTimer {
+    Rto,
+    DelAck,
+    /// The congestion or rate controller's own deadline.
+    Cc,
+    /// A rate-based sender's next datagram.
+    Send,
+}
+
+/// Who a timer belongs to.
+#[derive(Clone, Copy, Debug)]
+enum Owner {
+    /// A connection, by slot and flow id (a slot is reused by later flows).
+    Conn { slot: u32, flow: u32, timer: ConnTimer },
+    /// A traffic class's arrival process.
+    Source(u32),
+    /// The sampler of the series table.
+    Recorder,
+}
+
+/// An event: a packet arriving somewhere, or a timer firing for an owner.
 #[derive(Clone, Copy, Debug)]
 enum Event {
-    /// A packet reaches the far end of a link (or is injected at its source).
-    Arrive(Packet),
-    /// Next Poisson arrival of a class.
-    PoissonArrival(u16),
-    /// The long-lived flows of a class start.
-    LongLivedStart(u16),
-    /// Flow `idx` of a class's flow list arrives.
-    ListedArrival(u16, u32),
-    /// Retransmission / delayed-ACK timer of a connection (slot, uid).
-    Rto(u32, u32),
-    DelAck(u32, u32),
-    /// Constant-rate flow `j` of a class starts.
-    CbrArrival(u16),
-    /// A constant-rate flow sends its next packet.
-    CbrSend(u32),
-    /// Record one sample of the series.
-    Sample,
-}
-
-/// A constant-rate sender: packet k leaves at start + k * interval (computed from
-/// k, so rounding never accumulates).
-struct CbrFlow {
-    uid: u32,
-    class: u16,
-    start: SimTime,
-    interval_ns: f64,
-    packet: u32,
-    sent: u64,
-}
-
-/// Per-flow bookkeeping kept for the flows table.
-struct FlowRecord {
-    class: u16,
-    size: u64,
-    arrival: SimTime,
-    finish: Option<SimTime>,
-    bytes_delivered: u64,
-    retransmissions: u32,
-    timeouts: u32,
-}
-
-impl Tcp {
-    /// Copy a connection's counters into its flow record.
-    fn copy_into(&self, rec: &mut FlowRecord) {
-        rec.bytes_delivered = self.rcv_nxt.min(rec.size);
-        rec.retransmissions = self.retransmits;
-        rec.timeouts = self.timeouts;
-    }
-}
-
-struct ClassState {
-    arrivals: Rng,
-    sizes: Rng,
-    active: u64,
-    delivered: u64,
-    delivered_at_sample: u64,
-    delivered_after_warmup: u64,
+    /// The packet at the head of link's wire reaches the link's far end.
+    Arrival(u32),
+    Timer(Owner),
 }
 
 /// Counters of every packet ever created (for the conservation invariant).
@@ -79,79 +57,96 @@ pub struct PacketCounters {
     pub in_flight: u64,
 }
 
+/// A traffic class during a run.
+struct ClassRun {
+    source: Source,
+    timer: Timer,
+    data_route: u32,
+    ack_route: u32,
+    /// TCP parameters (defaults for rate-based classes).
+    tcp: TcpParams,
+    /// The controller each new connection starts from (window-based classes).
+    cc: Option<Cc>,
+    active: u64,
+    delivered: u64,
+    delivered_at_sample: u64,
+    delivered_after_warmup: u64,
+}
+
 /// A packet-level simulation of one scenario.
 pub struct Simulation {
     cfg: Config,
     now: SimTime,
     queue: EventQueue<Event>,
     links: Vec<Link>,
-    /// Route id -> link indices; class c uses routes 2c (data) and 2c+1 (ACKs).
-    routes: Vec<Vec<u32>>,
-    flows: Vec<Option<Tcp>>,
+    routes: Routes,
+    conns: Vec<Option<Conn>>,
     free_slots: Vec<u32>,
-    cbr: Vec<CbrFlow>,
     records: Vec<FlowRecord>,
-    classes: Vec<ClassState>,
-    out: TcpOutput,
+    classes: Vec<ClassRun>,
+    out: Output,
     counters: PacketCounters,
     events: u64,
     series: Series,
+    recorder: Timer,
     warnings: Vec<String>,
     wall_secs: f64,
 }
 
 impl Simulation {
-    /// Build a simulation; `warnings` are carried into the result.
+    /// Build a simulation of a checked configuration with the built-in controllers;
+    /// `warnings` are carried into the result.
     pub fn new(cfg: Config, warnings: Vec<String>) -> Simulation {
-        let mut links: Vec<Link> = cfg
-            .links
-            .iter()
-            .map(|l| {
-                let disc = QueueDiscipline::DropTail(DropTail { limit_packets: l.limit_packets, limit_bytes: l.limit_bytes });
-                Link::new(l.name.clone(), l.from, l.to, l.rate_bps, l.delay, disc, cfg.warmup)
-            })
-            .collect();
-        for &l in &cfg.record_arrivals {
-            links[l].record_arrivals = true;
+        Self::with_registry(cfg, warnings, &Registry::new()).expect("a configuration with built-in protocols only")
+    }
+
+    /// Build a simulation whose classes may use controllers registered in `registry`.
+    pub fn with_registry(cfg: Config, warnings: Vec<String>, registry: &Registry) -> Result<Simulation, String> {
+        let mut links: Vec<Link> = cfg.links.iter().map(|l| Link::new(l, cfg.warmup, cfg.duration)).collect();
+        for &l in &cfg.record.arrivals {
+            links[l as usize].record_arrivals = true;
         }
-        let mut routes = Vec::new();
+        let mut routes = Routes::new();
+        let mut classes = Vec::with_capacity(cfg.classes.len());
         for c in &cfg.classes {
-            routes.push(c.fwd_route.iter().map(|&l| l as u32).collect());
-            routes.push(c.rev_route.iter().map(|&l| l as u32).collect());
-        }
-        let classes = cfg
-            .classes
-            .iter()
-            .map(|c| ClassState {
-                arrivals: crate::engine::stream(cfg.seed, &format!("arrivals/{}", c.name)),
-                sizes: crate::engine::stream(cfg.seed, &format!("sizes/{}", c.name)),
+            let data_route = routes.add(&c.route);
+            let ack_route = routes.add(&c.ack_route);
+            let (tcp, cc) = match &c.transport {
+                Transport::Window { tcp, cc } => (tcp.clone(), Some(registry.make(cc, tcp)?)),
+                Transport::Rate { .. } => (TcpParams::default(), None),
+            };
+            classes.push(ClassRun {
+                source: Source::new(cfg.seed, &c.name),
+                timer: Timer::default(),
+                data_route,
+                ack_route,
+                tcp,
+                cc,
                 active: 0,
                 delivered: 0,
                 delivered_at_sample: 0,
                 delivered_after_warmup: 0,
-            })
-            .collect();
-        let mut series = Series::default();
-        series.metric_names = ["queue_packets", "queue_bytes", "throughput_bps", "active_flows"].map(String::from).to_vec();
-        series.entity_names = cfg.links.iter().map(|l| l.name.clone()).chain(cfg.classes.iter().map(|c| c.name.clone())).collect();
-        Simulation {
+            });
+        }
+        let series = Series::new(cfg.links.iter().map(|l| l.name.clone()), cfg.classes.iter().map(|c| c.name.clone()));
+        Ok(Simulation {
             now: SimTime::ZERO,
             queue: EventQueue::new(),
             links,
             routes,
-            flows: Vec::new(),
+            conns: Vec::new(),
             free_slots: Vec::new(),
-            cbr: Vec::new(),
             records: Vec::new(),
             classes,
             out: Vec::with_capacity(64),
             counters: PacketCounters::default(),
             events: 0,
             series,
+            recorder: Timer::default(),
             warnings,
             wall_secs: 0.0,
             cfg,
-        }
+        })
     }
 
     /// Events processed so far.
@@ -159,43 +154,24 @@ impl Simulation {
         self.events
     }
 
-    /// Packet counters, with `in_flight` counted from the pending events.
+    /// Packet counters, with `in_flight` counted on the links' wires.
     pub fn packet_counters(&self) -> PacketCounters {
         let mut c = self.counters;
-        c.in_flight = self.queue.iter().filter(|e| matches!(e, Event::Arrive(_))).count() as u64;
+        c.in_flight = self.links.iter().map(|l| l.in_flight() as u64).sum();
         c
     }
 
     fn schedule_initial(&mut self) {
         for (ci, c) in self.cfg.classes.iter().enumerate() {
-            let ci = ci as u16;
-            match &c.kind {
-                ClassKind::Poisson { rate_per_s, .. } => {
-                    let gap = self.classes[ci as usize].arrivals.exponential(1.0 / rate_per_s);
-                    let t = c.start.saturating_add(SimTime::from_secs_f64(gap));
-                    if t < c.stop {
-                        self.queue.push(t, Event::PoissonArrival(ci));
-                    }
-                }
-                ClassKind::LongLived { .. } => self.queue.push(c.start, Event::LongLivedStart(ci)),
-                ClassKind::Cbr { starts, .. } => {
-                    for &t in starts {
-                        if t < c.stop {
-                            self.queue.push(t, Event::CbrArrival(ci));
-                        }
-                    }
-                }
-                ClassKind::FlowList { flows } => {
-                    if let Some(k) = flows.iter().position(|f| f.0 >= c.start) {
-                        if flows[k].0 < c.stop {
-                            self.queue.push(flows[k].0, Event::ListedArrival(ci, k as u32));
-                        }
-                    }
-                }
+            let cr = &mut self.classes[ci];
+            if let Some(t) = cr.source.first(&c.arrivals, c.start, c.stop_time()) {
+                cr.timer.set(t);
+                self.queue.arm(&mut cr.timer, Event::Timer(Owner::Source(ci as u32)));
             }
         }
-        if let Some(iv) = self.cfg.record_interval {
-            self.queue.push(iv, Event::Sample);
+        if let Some(iv) = self.cfg.record.interval {
+            self.recorder.set(iv);
+            self.queue.arm(&mut self.recorder, Event::Timer(Owner::Recorder));
         }
     }
 
@@ -210,7 +186,7 @@ impl Simulation {
             if t > end {
                 break;
             }
-            let (t, ev) = self.queue.pop().unwrap();
+            let (t, ev) = self.queue.pop().expect("peeked");
             // Invariant: time never goes back (checked in every build; one compare per event).
             assert!(t >= self.now, "time went back from {} to {}", self.now, t);
             self.now = t;
@@ -232,112 +208,84 @@ impl Simulation {
     #[inline]
     fn handle(&mut self, ev: Event) {
         match ev {
-            Event::Arrive(pkt) => self.arrive(pkt),
-            Event::PoissonArrival(ci) => {
-                let c = &self.cfg.classes[ci as usize];
-                let ClassKind::Poisson { rate_per_s, size } = &c.kind else { unreachable!() };
-                let (rate, stop) = (*rate_per_s, c.stop);
-                let size = size.sample(&mut self.classes[ci as usize].sizes);
-                self.start_flow(ci, size);
-                let gap = self.classes[ci as usize].arrivals.exponential(1.0 / rate);
-                let next = self.now.saturating_add(SimTime::from_secs_f64(gap));
-                if next < stop {
-                    self.queue.push(next, Event::PoissonArrival(ci));
+            Event::Arrival(l) => {
+                let (pkt, next) = self.links[l as usize].deliver(self.now);
+                if let Some((at, stamp)) = next {
+                    self.queue.push_stamped(at, stamp, Event::Arrival(l));
                 }
+                self.arrive(pkt);
             }
-            Event::LongLivedStart(ci) => {
-                if let ClassKind::LongLived { count } = self.cfg.classes[ci as usize].kind {
-                    for _ in 0..count {
-                        self.start_flow(ci, u64::MAX);
-                    }
-                }
-            }
-            Event::ListedArrival(ci, k) => {
-                let c = &self.cfg.classes[ci as usize];
-                let (size, next) = match &c.kind {
-                    ClassKind::FlowList { flows } => {
-                        (flows[k as usize].1, flows.get(k as usize + 1).filter(|f| f.0 < c.stop).map(|f| f.0))
-                    }
-                    _ => unreachable!(),
-                };
-                self.start_flow(ci, size);
-                if let Some(t) = next {
-                    self.queue.push(t, Event::ListedArrival(ci, k + 1));
-                }
-            }
-            Event::CbrArrival(ci) => {
-                let (rate_bps, packet) = match self.cfg.classes[ci as usize].kind {
-                    ClassKind::Cbr { rate_bps, packet, .. } => (rate_bps, packet),
-                    _ => unreachable!(),
-                };
-                let uid = self.new_record(ci, u64::MAX);
-                self.cbr.push(CbrFlow { uid, class: ci, start: self.now, interval_ns: packet as f64 * 8e9 / rate_bps, packet, sent: 0 });
-                self.cbr_send((self.cbr.len() - 1) as u32);
-            }
-            Event::CbrSend(i) => self.cbr_send(i),
-            Event::Rto(slot, uid) => self.timer(slot, uid, true),
-            Event::DelAck(slot, uid) => self.timer(slot, uid, false),
-            Event::Sample => self.sample(),
+            Event::Timer(Owner::Conn { slot, flow, timer }) => self.conn_timer(slot, flow, timer),
+            Event::Timer(Owner::Source(ci)) => self.source_fired(ci),
+            Event::Timer(Owner::Recorder) => self.sample(),
         }
     }
 
-    fn cbr_send(&mut self, i: u32) {
-        let f = &mut self.cbr[i as usize];
-        let ci = f.class;
-        let pkt = Packet {
-            slot: i,
-            uid: f.uid,
-            seq: f.sent * f.packet as u64,
-            ts: self.now,
-            len: f.packet,
-            size: f.packet,
-            route: 2 * ci,
-            hop: 0,
-            flags: DATAGRAM,
-        };
-        f.sent += 1;
-        let next = f.start + SimTime((f.sent as f64 * f.interval_ns).round() as u64);
-        if next < self.cfg.classes[ci as usize].stop {
-            self.queue.push(next, Event::CbrSend(i));
+    fn source_fired(&mut self, ci: u32) {
+        let c = &self.cfg.classes[ci as usize];
+        let cr = &mut self.classes[ci as usize];
+        if self.queue.fire(&mut cr.timer, self.now) != Firing::Due {
+            return;
         }
+        let (batch, next) = cr.source.fire(&c.arrivals, self.now, c.stop_time());
+        match batch {
+            Batch::One(bytes) => self.start_flow(ci, bytes),
+            Batch::Unbounded(n) => (0..n).for_each(|_| self.start_flow(ci, u64::MAX)),
+        }
+        let cr = &mut self.classes[ci as usize];
+        if let Some(t) = next {
+            cr.timer.set(t);
+            self.queue.arm(&mut cr.timer, Event::Timer(Owner::Source(ci)));
+        }
+    }
+
+    /// A new flow of `bytes` (u64::MAX: never ends) in class `ci`.
+    fn start_flow(&mut self, ci: u32, bytes: u64) {
+        let flow = self.records.len() as u32;
+        self.records.push(FlowRecord::new(ci, bytes, self.now));
+        let cr = &mut self.classes[ci as usize];
+        cr.active += 1;
+        let slot = match self.free_slots.pop() {
+            Some(s) => s,
+            None => {
+                self.conns.push(None);
+                (self.conns.len() - 1) as u32
+            }
+        };
+        let ep = Endpoints { flow, conn: slot, class: ci, data_route: cr.data_route, ack_route: cr.ack_route };
+        let c = &self.cfg.classes[ci as usize];
+        match &c.transport {
+            Transport::Window { .. } => {
+                let mut tcp = Tcp::new(ep, bytes, cr.cc.clone().expect("window class"), &cr.tcp);
+                tcp.open(self.now, &cr.tcp, &mut self.out);
+                self.conns[slot as usize] = Some(Conn::Tcp(tcp));
+                self.after_tcp(slot);
+            }
+            Transport::Rate { cc, packet_bytes } => {
+                // The first datagram leaves at once, the next ones on the send timer.
+                let sender = RateSender::new(ep, *packet_bytes, cc.make(), self.now, c.stop_time());
+                self.conns[slot as usize] = Some(Conn::Rate(sender));
+                self.rate_send(slot);
+            }
+        }
+    }
+
+    /// A rate-based sender's datagram is due: send it and arm its timers.
+    fn rate_send(&mut self, slot: u32) {
+        let Some(Conn::Rate(r)) = self.conns[slot as usize].as_mut() else { return };
+        let pkt = r.send(self.now);
+        Self::arm_rate(&mut self.queue, r, slot);
         self.counters.sent += 1;
         self.forward(pkt);
     }
 
-    fn new_record(&mut self, ci: u16, size: u64) -> u32 {
-        let uid = self.records.len() as u32;
-        self.records.push(FlowRecord {
-            class: ci,
-            size,
-            arrival: self.now,
-            finish: None,
-            bytes_delivered: 0,
-            retransmissions: 0,
-            timeouts: 0,
-        });
-        self.classes[ci as usize].active += 1;
-        uid
+    fn arm_rate(queue: &mut EventQueue<Event>, r: &mut RateSender, slot: u32) {
+        let flow = r.ep.flow;
+        queue.arm(&mut r.send_timer, Event::Timer(Owner::Conn { slot, flow, timer: ConnTimer::Send }));
+        queue.arm(&mut r.cc_timer, Event::Timer(Owner::Conn { slot, flow, timer: ConnTimer::Cc }));
     }
 
-    fn start_flow(&mut self, ci: u16, size: u64) {
-        let uid = self.new_record(ci, size);
-        let slot = match self.free_slots.pop() {
-            Some(s) => s,
-            None => {
-                self.flows.push(None);
-                (self.flows.len() - 1) as u32
-            }
-        };
-        let cc = match self.cfg.classes[ci as usize].protocol {
-            Protocol::NewReno => Controller::NewReno(NewReno),
-        };
-        let mut tcp = Tcp::new(uid, slot, size, 2 * ci, 2 * ci + 1, cc, &self.cfg.tcp);
-        tcp.open(self.now, &self.cfg.tcp, &mut self.out);
-        self.flows[slot as usize] = Some(tcp);
-        self.after_tcp(slot);
-    }
-
-    /// Send what a connection produced and turn its timer deadlines into events.
+    /// Send what a TCP connection produced and arm its timers.
     #[inline]
     fn after_tcp(&mut self, slot: u32) {
         let mut out = std::mem::take(&mut self.out);
@@ -346,70 +294,71 @@ impl Simulation {
             self.forward(pkt);
         }
         self.out = out;
-        if let Some(tcp) = self.flows[slot as usize].as_mut() {
-            if let Some(d) = tcp.rto_deadline {
-                if tcp.rto_event.is_none_or(|e| e > d) {
-                    tcp.rto_event = Some(d);
-                    self.queue.push(d, Event::Rto(slot, tcp.uid));
-                }
-            }
-            if let Some(d) = tcp.delack_deadline {
-                if tcp.delack_event.is_none_or(|e| e > d) {
-                    tcp.delack_event = Some(d);
-                    self.queue.push(d, Event::DelAck(slot, tcp.uid));
-                }
-            }
+        if let Some(Conn::Tcp(tcp)) = self.conns[slot as usize].as_mut() {
+            let flow = tcp.ep.flow;
+            let ev = |timer| Event::Timer(Owner::Conn { slot, flow, timer });
+            self.queue.arm(&mut tcp.rto_timer, ev(ConnTimer::Rto));
+            self.queue.arm(&mut tcp.delack_timer, ev(ConnTimer::DelAck));
+            self.queue.arm(&mut tcp.cc_timer, ev(ConnTimer::Cc));
         }
     }
 
     /// Put a packet on the next link of its route.
     #[inline]
     fn forward(&mut self, mut pkt: Packet) {
-        let link = self.routes[pkt.route as usize][pkt.hop as usize] as usize;
-        match self.links[link].offer(self.now, pkt.size, self.cfg.duration) {
+        let l = self.routes.link(pkt.route, pkt.hop).expect("a packet forwarded past its route's end");
+        let link = &mut self.links[l as usize];
+        match link.offer(self.now, pkt.size) {
             Some(at) => {
                 pkt.hop += 1;
-                self.queue.push(at, Event::Arrive(pkt));
+                let stamp = self.queue.stamp();
+                if link.put_on_wire(self.now, at, stamp, pkt) {
+                    self.queue.push_stamped(at, stamp, Event::Arrival(l));
+                }
             }
             None => self.counters.dropped += 1,
         }
     }
 
+    /// A packet reaches the far end of a link: the next link, or its endpoint.
     #[inline]
     fn arrive(&mut self, pkt: Packet) {
-        if (pkt.hop as usize) < self.routes[pkt.route as usize].len() {
+        if self.routes.link(pkt.route, pkt.hop).is_some() {
             self.forward(pkt);
             return;
         }
         self.counters.delivered += 1;
         if pkt.flags & DATAGRAM != 0 {
-            let cs = &mut self.classes[self.records[pkt.uid as usize].class as usize];
+            let cs = &mut self.classes[self.records[pkt.flow as usize].class as usize];
             cs.delivered += pkt.len as u64;
             if self.now >= self.cfg.warmup {
                 cs.delivered_after_warmup += pkt.len as u64;
             }
             return;
         }
-        let slot = pkt.slot;
-        let p = &self.cfg.tcp;
-        let Some(tcp) = self.flows[slot as usize].as_mut().filter(|t| t.uid == pkt.uid) else {
+        let slot = pkt.conn;
+        let now = self.now;
+        let Some(Conn::Tcp(tcp)) = self.conns[slot as usize].as_mut().filter(|c| c.flow() == pkt.flow) else {
             return; // the connection has closed: a late duplicate
         };
+        let cr = &mut self.classes[tcp.ep.class as usize];
+        let p = &cr.tcp;
         if pkt.flags & SYN != 0 {
             // Connection setup: a SYN reaches the receiver, a SYN-ACK the sender.
             if pkt.is_ack() {
-                tcp.on_synack(&pkt, self.now, p, &mut self.out);
+                tcp.on_synack(&pkt, now, p, &mut self.out);
             } else {
                 tcp.on_syn(&pkt, p, &mut self.out);
             }
         } else if pkt.is_ack() {
-            tcp.on_ack(&pkt, self.now, p, &mut self.out);
+            tcp.on_ack(&pkt, now, p, &mut self.out);
             if tcp.sender_done() {
                 // Send whatever the last ACK produced before the slot is freed; the
-                // connection's pending timer events then find no live flow and lapse.
+                // connection's pending timer entries then find no live flow and lapse.
                 self.after_tcp(slot);
-                let tcp = self.flows[slot as usize].take().unwrap();
-                tcp.copy_into(&mut self.records[tcp.uid as usize]);
+                if let Some(Conn::Tcp(tcp)) = self.conns[slot as usize].take() {
+                    copy_into(&tcp, &mut self.records[tcp.ep.flow as usize]);
+                }
                 self.free_slots.push(slot);
                 return;
             }
@@ -418,133 +367,104 @@ impl Simulation {
             // ACK point when it arrives (a hole's repair does not count twice what
             // arrived out of order, and the rate never exceeds the link's).
             let fresh = if pkt.seq + pkt.len as u64 > tcp.rcv_nxt { pkt.len as u64 } else { 0 };
-            tcp.on_data(&pkt, self.now, p, &mut self.out);
+            tcp.on_data(&pkt, now, p, &mut self.out);
             let done = tcp.receiver_done();
-            let rec = &mut self.records[pkt.uid as usize];
-            let cs = &mut self.classes[rec.class as usize];
-            cs.delivered += fresh;
-            if self.now >= self.cfg.warmup {
-                cs.delivered_after_warmup += fresh;
+            cr.delivered += fresh;
+            if now >= self.cfg.warmup {
+                cr.delivered_after_warmup += fresh;
             }
+            let rec = &mut self.records[pkt.flow as usize];
             if done && rec.finish.is_none() {
-                rec.finish = Some(self.now);
-                cs.active -= 1;
+                rec.finish = Some(now);
+                cr.active -= 1;
             }
         }
         self.after_tcp(slot);
     }
 
-    fn timer(&mut self, slot: u32, uid: u32, rto: bool) {
+    fn conn_timer(&mut self, slot: u32, flow: u32, which: ConnTimer) {
         let now = self.now;
-        let p = &self.cfg.tcp;
-        let Some(tcp) = self.flows[slot as usize].as_mut().filter(|t| t.uid == uid) else { return };
-        let (event, deadline) = if rto { (&mut tcp.rto_event, tcp.rto_deadline) } else { (&mut tcp.delack_event, tcp.delack_deadline) };
-        if *event != Some(now) {
-            return; // superseded by an earlier event
-        }
-        *event = None;
-        match deadline {
-            Some(d) if d <= now => {
-                if rto {
-                    tcp.on_rto(now, p, &mut self.out);
-                } else {
-                    tcp.on_delack(p, &mut self.out);
+        let Some(conn) = self.conns[slot as usize].as_mut().filter(|c| c.flow() == flow) else { return };
+        match conn {
+            Conn::Tcp(tcp) => {
+                let timer = match which {
+                    ConnTimer::Rto => &mut tcp.rto_timer,
+                    ConnTimer::DelAck => &mut tcp.delack_timer,
+                    ConnTimer::Cc => &mut tcp.cc_timer,
+                    ConnTimer::Send => unreachable!("TCP connections have no send timer"),
+                };
+                match self.queue.fire(timer, now) {
+                    Firing::Stale => return,
+                    Firing::Early => {}
+                    Firing::Due => {
+                        let p = &self.classes[tcp.ep.class as usize].tcp;
+                        match which {
+                            ConnTimer::Rto => tcp.on_rto(now, p, &mut self.out),
+                            ConnTimer::DelAck => tcp.on_delack(p, &mut self.out),
+                            _ => tcp.on_cc_deadline(now, p, &mut self.out),
+                        }
+                    }
+                }
+                self.after_tcp(slot);
+            }
+            Conn::Rate(r) => {
+                let timer = if which == ConnTimer::Send { &mut r.send_timer } else { &mut r.cc_timer };
+                match self.queue.fire(timer, now) {
+                    Firing::Stale => {}
+                    Firing::Early => Self::arm_rate(&mut self.queue, r, slot),
+                    Firing::Due if which == ConnTimer::Send => self.rate_send(slot),
+                    Firing::Due => {
+                        r.on_cc_deadline(now);
+                        Self::arm_rate(&mut self.queue, r, slot);
+                    }
                 }
             }
-            _ => {} // moved later (or cancelled): after_tcp re-arms it
         }
-        self.after_tcp(slot);
     }
 
     fn sample(&mut self) {
         let now = self.now;
-        let t = now.as_secs_f64();
-        let iv = self.cfg.record_interval.unwrap();
-        let end = self.cfg.duration;
-        let s = &mut self.series;
-        for (i, l) in self.links.iter_mut().enumerate() {
-            l.advance(now, end);
-            let (qp, qb) = l.queue();
-            for (m, v) in [(0u8, qp as f64), (1, qb as f64)] {
-                s.time.push(t);
-                s.metric.push(m);
-                s.name.push(i as u16);
-                s.value.push(v);
-            }
+        if self.queue.fire(&mut self.recorder, now) != Firing::Due {
+            return;
         }
-        let nl = self.links.len();
+        let t = now.as_secs_f64();
+        let iv = self.cfg.record.interval.expect("sampling without an interval");
+        let nl = self.links.len() as u32;
+        for (i, l) in self.links.iter_mut().enumerate() {
+            l.advance(now);
+            let (qp, qb) = l.queue_len();
+            self.series.push(t, QUEUE_PACKETS, i as u32, qp as f64);
+            self.series.push(t, QUEUE_BYTES, i as u32, qb as f64);
+        }
         for (ci, c) in self.classes.iter_mut().enumerate() {
             let thr = (c.delivered - c.delivered_at_sample) as f64 * 8.0 / iv.as_secs_f64();
             c.delivered_at_sample = c.delivered;
-            for (m, v) in [(2u8, thr), (3, c.active as f64)] {
-                s.time.push(t);
-                s.metric.push(m);
-                s.name.push((nl + ci) as u16);
-                s.value.push(v);
-            }
+            self.series.push(t, THROUGHPUT_BPS, nl + ci as u32, thr);
+            self.series.push(t, ACTIVE_FLOWS, nl + ci as u32, c.active as f64);
         }
         let next = now + iv;
-        if next <= end {
-            self.queue.push(next, Event::Sample);
+        if next <= self.cfg.duration {
+            self.recorder.set(next);
+            self.queue.arm(&mut self.recorder, Event::Timer(Owner::Recorder));
         }
     }
 
     fn finish(mut self, stopped_early: bool) -> RunResult {
         let end = self.now;
         let warm = self.cfg.warmup;
-        let measured = end.saturating_sub(warm).as_secs_f64();
+        let measured = if end > warm { (end - warm).as_secs_f64() } else { 0.0 };
         for l in self.links.iter_mut() {
-            l.advance(end, self.cfg.duration);
+            l.advance(end);
         }
         // Connections still open: copy their state into the records.
-        for tcp in self.flows.iter().flatten() {
-            tcp.copy_into(&mut self.records[tcp.uid as usize]);
+        for conn in self.conns.iter().flatten() {
+            if let Conn::Tcp(tcp) = conn {
+                copy_into(tcp, &mut self.records[tcp.ep.flow as usize]);
+            }
         }
         let counters = self.packet_counters();
-        let mut ft = FlowTable::default();
-        for (id, r) in self.records.iter().enumerate() {
-            ft.class.push(r.class);
-            ft.id.push(id as u32);
-            ft.size.push(if r.size == u64::MAX { f64::NAN } else { r.size as f64 });
-            ft.arrival.push(r.arrival.as_secs_f64());
-            let fin = r.finish.map(|f| f.as_secs_f64()).unwrap_or(f64::NAN);
-            ft.finish.push(fin);
-            ft.completion_time.push(r.finish.map(|f| (f - r.arrival).as_secs_f64()).unwrap_or(f64::NAN));
-            ft.bytes_delivered.push(if r.finish.is_some() { r.size } else { r.bytes_delivered });
-            ft.retransmissions.push(r.retransmissions);
-            ft.timeouts.push(r.timeouts);
-            ft.finished.push(r.finish.is_some());
-            ft.warmup.push(r.arrival < warm);
-        }
-        let links: Vec<LinkRow> = self
-            .links
-            .iter()
-            .zip(&self.cfg.links)
-            .map(|(l, p)| {
-                let s = &l.stats;
-                let offered = s.packets_sent + s.drops;
-                LinkRow {
-                    name: l.name.clone(),
-                    from: self.cfg.nodes[l.from].clone(),
-                    to: self.cfg.nodes[l.to].clone(),
-                    rate_bps: l.rate_bps,
-                    delay_s: l.delay.as_secs_f64(),
-                    packets_sent: s.packets_sent,
-                    bytes_sent: s.bytes_sent,
-                    drops: s.drops,
-                    drop_rate: if offered > 0 { s.drops as f64 / offered as f64 } else { 0.0 },
-                    utilization: if measured > 0.0 { s.busy_ns as f64 * 1e-9 / measured } else { 0.0 },
-                    mean_queue_packets: if measured > 0.0 { s.queue_area_packets as f64 * 1e-9 / measured } else { 0.0 },
-                    mean_queue_bytes: if measured > 0.0 { s.queue_area_bytes as f64 * 1e-9 / measured } else { 0.0 },
-                    max_queue_packets: s.max_queue_packets,
-                    max_queue_bytes: s.max_queue_bytes,
-                    limit_packets: p.limit_packets,
-                    limit_bytes: p.limit_bytes,
-                    peak_queue_packets: s.peak_packets_all,
-                    peak_queue_bytes: s.peak_bytes_all,
-                }
-            })
-            .collect();
+        let ft = FlowTable::new(&self.records, warm);
+        let links: Vec<LinkRow> = self.links.iter().zip(&self.cfg.links).map(|(l, c)| link_row(l, c, &self.cfg.nodes, measured)).collect();
         let mut summary: Vec<(String, Scalar)> = Vec::new();
         let mut put = |k: &str, v: Scalar| summary.push((k.to_string(), v));
         put("name", Scalar::Text(self.cfg.name.clone()));
@@ -553,7 +473,7 @@ impl Simulation {
         put("simulated_s", Scalar::Num(end.as_secs_f64()));
         put("warmup_s", Scalar::Num(warm.as_secs_f64()));
         put("completed_run", Scalar::Int(!stopped_early as i64));
-        put("flows_arrived", Scalar::Int(ft.id.len() as i64));
+        put("flows_arrived", Scalar::Int(ft.len() as i64));
         put("flows_finished", Scalar::Int(ft.finished.iter().filter(|&&f| f).count() as i64));
         put("packets_sent", Scalar::Int(counters.sent as i64));
         put("packets_delivered", Scalar::Int(counters.delivered as i64));
@@ -561,9 +481,9 @@ impl Simulation {
         put("packets_in_flight", Scalar::Int(counters.in_flight as i64));
         for (ci, c) in self.cfg.classes.iter().enumerate() {
             // Flows counted for the class: those that arrived after the warm-up, and
-            // the long-lived and constant-rate ones (they start once and never finish).
+            // the ones that never end (they start once and never finish).
             let sel: Vec<usize> =
-                (0..ft.id.len()).filter(|&i| ft.class[i] as usize == ci && (!ft.warmup[i] || ft.size[i].is_nan())).collect();
+                (0..ft.len()).filter(|&i| ft.class[i] as usize == ci && (!ft.warmup[i] || ft.size[i].is_nan())).collect();
             let done: Vec<f64> = sel.iter().filter(|&&i| ft.finished[i]).map(|&i| ft.completion_time[i]).collect();
             let mean = if done.is_empty() { f64::NAN } else { done.iter().sum::<f64>() / done.len() as f64 };
             put(&format!("{}.flows", c.name), Scalar::Int(sel.len() as i64));
@@ -576,11 +496,11 @@ impl Simulation {
         put("wall_time_s", Scalar::Num(self.wall_secs));
         put("events_per_s", Scalar::Num(self.events as f64 / self.wall_secs.max(1e-9)));
         put("wall_s_per_sim_s", Scalar::Num(self.wall_secs / end.as_secs_f64().max(1e-9)));
-        let mut arrivals = Arrivals::default();
+        let mut arrivals = ArrivalTable::default();
         for (li, l) in self.links.iter().enumerate() {
             for a in &l.arrivals {
                 arrivals.time.push(a.time.as_secs_f64());
-                arrivals.link.push(li as u16);
+                arrivals.link.push(li as u32);
                 arrivals.queue_packets.push(a.queue_packets);
                 arrivals.queue_bytes.push(a.queue_bytes);
                 arrivals.backlog.push(a.backlog.as_secs_f64());
@@ -589,7 +509,7 @@ impl Simulation {
         }
         RunResult {
             arrivals,
-            link_names: self.links.iter().map(|l| l.name.clone()).collect(),
+            link_names: self.cfg.links.iter().map(|l| l.name.clone()).collect(),
             class_names: self.cfg.classes.iter().map(|c| c.name.clone()).collect(),
             flows: ft,
             links,
@@ -600,13 +520,37 @@ impl Simulation {
     }
 }
 
-/// Parse, validate and run a JSON scenario in one call.
-pub fn run_json(
-    text: &str,
-    base_dir: &std::path::Path,
-    seed: Option<u64>,
-    progress: &mut dyn FnMut(SimTime) -> bool,
-) -> Result<RunResult, crate::scenario::ScenarioError> {
-    let (cfg, warnings) = crate::scenario::load_json(text, base_dir, seed)?;
-    Ok(Simulation::new(cfg, warnings).run(progress))
+/// Copy a connection's counters into its flow record.
+fn copy_into(tcp: &Tcp, rec: &mut FlowRecord) {
+    rec.bytes_delivered = tcp.rcv_nxt.min(rec.size);
+    rec.retransmissions = tcp.retransmits;
+    rec.timeouts = tcp.timeouts;
+}
+
+/// The links-table row of a link measured for `measured` seconds.
+fn link_row(l: &Link, c: &crate::net::LinkConfig, nodes: &[String], measured: f64) -> LinkRow {
+    let s = &l.stats;
+    let offered = s.packets_sent + s.drops;
+    let per_s = |x: u128| if measured > 0.0 { x as f64 * 1e-9 / measured } else { 0.0 };
+    let (limit_packets, limit_bytes) = c.queue.limits();
+    LinkRow {
+        name: c.name.clone(),
+        from: nodes[c.from as usize].clone(),
+        to: nodes[c.to as usize].clone(),
+        rate_bps: c.rate_bps as f64,
+        delay_s: c.delay.as_secs_f64(),
+        packets_sent: s.packets_sent,
+        bytes_sent: s.bytes_sent,
+        drops: s.drops,
+        drop_rate: if offered > 0 { s.drops as f64 / offered as f64 } else { 0.0 },
+        utilization: per_s(s.busy_ns),
+        mean_queue_packets: per_s(s.queue_area_packets),
+        mean_queue_bytes: per_s(s.queue_area_bytes),
+        max_queue_packets: s.max_queue_packets,
+        max_queue_bytes: s.max_queue_bytes,
+        limit_packets,
+        limit_bytes,
+        peak_queue_packets: s.peak_packets_all,
+        peak_queue_bytes: s.peak_bytes_all,
+    }
 }

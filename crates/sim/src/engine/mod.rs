@@ -1,8 +1,10 @@
-//! Simulation time, the event queue and the random-number streams.
-pub mod queue;
-pub mod rng;
-pub mod time;
+//! The engine: simulated time, the event queue and timers. Nothing above this
+//! module knows how the queue is implemented; owners hold `Timer`s and links hold
+//! `Stamp`s.
+mod queue;
+mod time;
+mod timer;
 
-pub use queue::EventQueue;
-pub use rng::{stream, Rng};
+pub use queue::{EventQueue, Stamp};
 pub use time::SimTime;
+pub use timer::{Firing, Timer};

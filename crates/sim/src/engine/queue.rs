@@ -1,75 +1,166 @@
-//! The event queue: a binary min-heap keyed by (time, insertion sequence), so that
-//! events at equal times run in the order they were scheduled and every run is
-//! deterministic.
+//! The event queue: a binary min-heap keyed by (time, stamp). A stamp is taken
+//! from one counter whenever something is scheduled, so events at equal times run
+//! in the order they were scheduled and every run is deterministic.
+//!
+//! Stamps can be taken ahead of scheduling: a link stamps each packet when it
+//! admits it and schedules only the packet at the head of its wire, with that
+//! packet's own stamp, so packets keep the order they would have had with one
+//! entry each. Entries are (u128 key, event): 32 bytes for the engine's events.
+use super::timer::{Firing, Timer};
 use super::SimTime;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
+/// The order of an event among events at the same time (earlier stamp first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Stamp(u64);
+
+#[derive(Clone, Copy)]
 struct Entry<E> {
-    time: SimTime,
-    seq: u64,
+    /// time in the high 64 bits, stamp in the low 64: one comparison orders both.
+    key: u128,
     event: E,
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
+/// A binary min-heap of entries.
+struct Heap<E> {
+    v: Vec<Entry<E>>,
 }
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
+
+impl<E: Copy> Heap<E> {
+    #[inline]
+    fn push(&mut self, entry: Entry<E>) {
+        let mut i = self.v.len();
+        self.v.push(entry);
+        // Sift up with a hole: move parents down until the entry's place is found.
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.v[parent].key <= entry.key {
+                break;
+            }
+            self.v[i] = self.v[parent];
+            i = parent;
+        }
+        self.v[i] = entry;
     }
-}
-impl<E> Ord for Entry<E> {
-    // Reversed so that the std max-heap pops the earliest (time, seq) first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
+
+    #[inline]
+    fn pop(&mut self) -> Option<Entry<E>> {
+        let last = self.v.pop()?;
+        if self.v.is_empty() {
+            return Some(last);
+        }
+        let top = self.v[0];
+        // Sift the last entry down from the root with a hole.
+        let n = self.v.len();
+        let mut i = 0;
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < n && self.v[r].key < self.v[l].key { r } else { l };
+            if last.key <= self.v[c].key {
+                break;
+            }
+            self.v[i] = self.v[c];
+            i = c;
+        }
+        self.v[i] = last;
+        Some(top)
+    }
+
+    #[inline]
+    fn peek_key(&self) -> u128 {
+        self.v.first().map_or(u128::MAX, |e| e.key)
     }
 }
 
 /// A deterministic priority queue of events.
+///
+/// Timer entries (from [`EventQueue::arm`]) and other events (packets on links,
+/// from [`EventQueue::push`]) are kept in two heaps, ordered together by
+/// (time, stamp): packets come and go millions of times a second while timers
+/// mostly wait, so packet events move through a heap of a few entries (one per
+/// busy link) rather than one holding a timer of every connection.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
-    seq: u64,
+    events: Heap<E>,
+    timers: Heap<E>,
+    next_stamp: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+#[inline]
+fn key(time: SimTime, stamp: Stamp) -> u128 {
+    ((time.0 as u128) << 64) | stamp.0 as u128
+}
+
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), seq: 0 }
+        EventQueue { events: Heap { v: Vec::with_capacity(64) }, timers: Heap { v: Vec::with_capacity(256) }, next_stamp: 0 }
     }
-    /// Schedule `event` at `time`.
+
+    /// A new stamp, later than every stamp taken before.
+    #[inline]
+    pub fn stamp(&mut self) -> Stamp {
+        self.next_stamp += 1;
+        Stamp(self.next_stamp)
+    }
+
+    /// Schedule `event` at `time`, after everything already scheduled for that time.
     #[inline]
     pub fn push(&mut self, time: SimTime, event: E) {
-        self.seq += 1;
-        self.heap.push(Entry { time, seq: self.seq, event });
+        let s = self.stamp();
+        self.push_stamped(time, s, event);
     }
+
+    /// Schedule `event` at `time` with a stamp taken earlier.
+    #[inline]
+    pub fn push_stamped(&mut self, time: SimTime, stamp: Stamp, event: E) {
+        self.events.push(Entry { key: key(time, stamp), event });
+    }
+
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        self.heap.pop().map(|e| (e.time, e.event))
+        let e = if self.timers.peek_key() < self.events.peek_key() { self.timers.pop() } else { self.events.pop() }?;
+        Some((SimTime((e.key >> 64) as u64), e.event))
     }
+
     /// Time of the earliest event.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+        let k = self.timers.peek_key().min(self.events.peek_key());
+        (k != u128::MAX).then_some(SimTime((k >> 64) as u64))
     }
+
+    /// Entries in the queue.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.events.v.len() + self.timers.v.len()
     }
+
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
-    /// Every pending event, in no particular order (for end-of-run accounting).
-    pub fn iter(&self) -> impl Iterator<Item = &E> {
-        self.heap.iter().map(|e| &e.event)
+
+    /// Make sure the queue holds an entry `event` for `timer` at or before its deadline.
+    #[inline]
+    pub fn arm(&mut self, timer: &mut Timer, event: E) {
+        if let Some(t) = timer.needs_entry() {
+            let s = self.stamp();
+            self.timers.push(Entry { key: key(t, s), event });
+        }
+    }
+
+    /// An entry of `timer` popped at `now`: whether its deadline has come. After a
+    /// `Due` or `Early` firing the owner re-arms the timer (with `arm`).
+    #[inline]
+    pub fn fire(&mut self, timer: &mut Timer, now: SimTime) -> Firing {
+        timer.popped(now)
     }
 }
 
@@ -78,13 +169,63 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pops_in_time_then_insertion_order() {
+    fn pops_in_time_then_stamp_order() {
         let mut q = EventQueue::new();
         q.push(SimTime(5), 'a');
         q.push(SimTime(1), 'b');
+        let early = q.stamp();
         q.push(SimTime(5), 'c');
         q.push(SimTime(1), 'd');
+        // Scheduled last, but with a stamp taken before 'c' and 'd'.
+        q.push_stamped(SimTime(5), early, 'e');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|x| x.1)).collect();
-        assert_eq!(order, vec!['b', 'd', 'a', 'c']);
+        assert_eq!(order, vec!['b', 'd', 'a', 'e', 'c']);
+    }
+
+    #[test]
+    fn heap_order_matches_a_sort() {
+        // Pseudo-random times with many ties: the pops equal a stable sort by time.
+        let mut q = EventQueue::new();
+        let mut x: u64 = 12345;
+        let mut pushed = Vec::new();
+        for i in 0..5000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let t = SimTime((x >> 33) % 200);
+            q.push(t, i);
+            pushed.push((t, i));
+            if i % 7 == 0 {
+                let got = q.pop().unwrap();
+                let k = pushed.iter().enumerate().min_by_key(|(_, e)| **e).unwrap().0;
+                assert_eq!(got, pushed.remove(k));
+            }
+        }
+        pushed.sort();
+        let rest: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(rest, pushed);
+    }
+
+    #[test]
+    fn timers_keep_one_live_entry() {
+        let mut q: EventQueue<u8> = EventQueue::new();
+        let mut t = Timer::default();
+        t.set(SimTime(100));
+        q.arm(&mut t, 1);
+        // Moving the deadline later adds nothing; the entry at 100 fires early and re-arms.
+        t.set(SimTime(300));
+        q.arm(&mut t, 1);
+        assert_eq!(q.len(), 1);
+        let (now, _) = q.pop().unwrap();
+        assert_eq!((now, q.fire(&mut t, now)), (SimTime(100), Firing::Early));
+        q.arm(&mut t, 1);
+        // Moving it earlier adds an entry; the later one is then stale.
+        t.set(SimTime(200));
+        q.arm(&mut t, 1);
+        assert_eq!(q.len(), 2);
+        let (now, _) = q.pop().unwrap();
+        assert_eq!((now, q.fire(&mut t, now)), (SimTime(200), Firing::Due));
+        t.stop();
+        let (now, _) = q.pop().unwrap();
+        assert_eq!((now, q.fire(&mut t, now)), (SimTime(300), Firing::Stale));
+        assert!(q.is_empty());
     }
 }

@@ -1,26 +1,29 @@
-//! What a run produces: the flows table, the links table, the sampled series and
-//! the summary scalars.
+//! What a run records and produces: the flows table, the links table, the
+//! sampled series, the per-arrival queue table and the summary scalars.
+pub mod flows;
+pub mod series;
 
-/// One row per flow that arrived (finished or not).
-#[derive(Clone, Debug, Default)]
-pub struct FlowTable {
-    pub class: Vec<u16>,
-    pub id: Vec<u32>,
-    /// Bytes to transfer; NaN for long-lived flows.
-    pub size: Vec<f64>,
-    /// Arrival time of the flow (s).
-    pub arrival: Vec<f64>,
-    /// When the receiver held every byte (s); NaN if unfinished.
-    pub finish: Vec<f64>,
-    /// finish - arrival (s); NaN if unfinished.
-    pub completion_time: Vec<f64>,
-    /// Bytes the receiver holds in order at finish (or at the end of the run).
-    pub bytes_delivered: Vec<u64>,
-    pub retransmissions: Vec<u32>,
-    pub timeouts: Vec<u32>,
-    pub finished: Vec<bool>,
-    /// The flow arrived during the warm-up period (excluded from statistics).
-    pub warmup: Vec<bool>,
+pub use flows::{FlowRecord, FlowTable};
+pub use series::Series;
+
+use crate::engine::SimTime;
+use serde::{Deserialize, Serialize};
+
+/// What to record, in a validated scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordConfig {
+    /// Sampling interval of the series table (None: not recorded).
+    #[serde(rename = "interval_ns")]
+    pub interval: Option<SimTime>,
+    /// Link indices whose per-arrival queue is recorded.
+    pub arrivals: Vec<u32>,
+}
+
+impl Default for RecordConfig {
+    fn default() -> Self {
+        RecordConfig { interval: Some(SimTime::from_secs(1)), arrivals: Vec::new() }
+    }
 }
 
 /// One row per link, counters over [warm-up, end].
@@ -47,25 +50,13 @@ pub struct LinkRow {
     pub peak_queue_bytes: u64,
 }
 
-/// Sampled time series in long form: (time, metric, name, value).
-#[derive(Clone, Debug, Default)]
-pub struct Series {
-    pub time: Vec<f64>,
-    pub metric: Vec<u8>,
-    pub name: Vec<u16>,
-    pub value: Vec<f64>,
-    /// Names of metrics (index = `metric`) and entities (index = `name`).
-    pub metric_names: Vec<String>,
-    pub entity_names: Vec<String>,
-}
-
 /// The queue met by each packet arriving at the links listed in `record.arrivals`.
 #[derive(Clone, Debug, Default)]
-pub struct Arrivals {
+pub struct ArrivalTable {
     pub time: Vec<f64>,
     /// Index into the run's link names.
-    pub link: Vec<u16>,
-    pub queue_packets: Vec<u32>,
+    pub link: Vec<u32>,
+    pub queue_packets: Vec<u64>,
     pub queue_bytes: Vec<u64>,
     /// Seconds until the transmitter is free.
     pub backlog: Vec<f64>,
@@ -87,7 +78,7 @@ pub struct RunResult {
     pub flows: FlowTable,
     pub links: Vec<LinkRow>,
     pub series: Series,
-    pub arrivals: Arrivals,
+    pub arrivals: ArrivalTable,
     pub link_names: Vec<String>,
     pub summary: Vec<(String, Scalar)>,
     pub warnings: Vec<String>,

@@ -2,12 +2,31 @@
 //! then a fixed propagation delay.
 //!
 //! Because the queue is FIFO and the rate constant, a packet's transmission start
-//! is known the moment it is admitted: max(now, end of the previous transmission).
-//! The link therefore schedules no events of its own; it keeps the start times of
-//! the waiting packets to know its queue length at any instant, exactly.
-use super::queue::{QueueDiscipline, Verdict};
-use crate::engine::SimTime;
+//! (and so its arrival at the far end) is known the moment it is admitted:
+//! start = max(now, end of the previous transmission). The link keeps every
+//! admitted packet on its *wire*, a FIFO ordered by arrival time, and needs one
+//! event in the simulator's queue while the wire is not empty: the arrival of its
+//! head (as htsim's pipes do). The start times on the wire give the queue length
+//! at any instant, exactly.
+use super::packet::Packet;
+use super::queue::{Queue, Verdict};
+use crate::engine::{SimTime, Stamp};
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// A link of a validated scenario, in SI units.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    pub name: String,
+    /// Node indices.
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    #[serde(rename = "delay_ns")]
+    pub delay: SimTime,
+    pub queue: Queue,
+}
 
 /// Counters of a link over the measured period [warm-up, end].
 #[derive(Clone, Debug, Default)]
@@ -28,115 +47,145 @@ pub struct LinkStats {
     pub peak_bytes_all: u64,
 }
 
-/// A unidirectional link.
-pub struct Link {
-    pub name: String,
-    pub from: usize,
-    pub to: usize,
-    pub rate_bps: f64,
-    pub delay: SimTime,
-    pub disc: QueueDiscipline,
-    /// When the transmitter finishes the last admitted packet.
-    busy_until: SimTime,
-    /// (transmission start, size) of admitted packets not yet being transmitted.
-    waiting: VecDeque<(SimTime, u32)>,
-    q_bytes: u64,
-    last_t: SimTime,
-    warmup: SimTime,
-    pub stats: LinkStats,
-    /// Record the queue met by every arriving packet after the warm-up.
-    pub record_arrivals: bool,
-    pub arrivals: Vec<ArrivalRecord>,
-}
-
 /// What one packet met on reaching a link.
 #[derive(Clone, Copy, Debug)]
 pub struct ArrivalRecord {
     pub time: SimTime,
     /// Packets waiting (not counting the one being transmitted).
-    pub queue_packets: u32,
+    pub queue_packets: u64,
     pub queue_bytes: u64,
     /// Unfinished work: time until the transmitter is free (its waiting time, if admitted).
     pub backlog: SimTime,
     pub dropped: bool,
 }
 
+/// A packet on the wire: admitted, and waiting, in transmission or propagating.
+#[derive(Clone, Copy, Debug)]
+struct OnWire {
+    start: SimTime,
+    arrival: SimTime,
+    stamp: Stamp,
+    pkt: Packet,
+}
+
+/// Serialization times of the two most recent packet sizes (data and ACK sizes
+/// alternate), so the division is done once per size rather than per packet.
+#[derive(Clone, Copy, Debug, Default)]
+struct TxCache {
+    sizes: [u32; 2],
+    times: [u64; 2],
+}
+
+/// A unidirectional link.
+pub struct Link {
+    pub rate_bps: u64,
+    pub delay: SimTime,
+    pub queue: Queue,
+    wire: VecDeque<OnWire>,
+    /// How many packets at the front of the wire have started transmission.
+    started: usize,
+    /// Bytes of the waiting packets.
+    q_bytes: u64,
+    /// When the transmitter finishes the last admitted packet.
+    busy_until: SimTime,
+    warmup: SimTime,
+    end: SimTime,
+    tx: TxCache,
+    pub stats: LinkStats,
+    /// Record the queue met by every arriving packet after the warm-up.
+    pub record_arrivals: bool,
+    pub arrivals: Vec<ArrivalRecord>,
+}
+
 impl Link {
-    pub fn new(name: String, from: usize, to: usize, rate_bps: f64, delay: SimTime, disc: QueueDiscipline, warmup: SimTime) -> Link {
+    /// A link measured over [warmup, end).
+    pub fn new(cfg: &LinkConfig, warmup: SimTime, end: SimTime) -> Link {
         Link {
-            name,
-            from,
-            to,
-            rate_bps,
-            delay,
-            disc,
-            busy_until: SimTime::ZERO,
-            waiting: VecDeque::new(),
+            rate_bps: cfg.rate_bps,
+            delay: cfg.delay,
+            queue: cfg.queue.clone(),
+            wire: VecDeque::new(),
+            started: 0,
             q_bytes: 0,
-            last_t: SimTime::ZERO,
+            busy_until: SimTime::ZERO,
             warmup,
+            end,
+            tx: TxCache::default(),
             stats: LinkStats::default(),
             record_arrivals: false,
             arrivals: Vec::new(),
         }
     }
 
-    /// Serialization time of `size` bytes (rounded up to the nanosecond).
+    /// Serialization time of `size` bytes, rounded up to the nanosecond.
     #[inline]
-    pub fn tx_time(&self, size: u32) -> SimTime {
-        SimTime(((size as f64 * 8e9) / self.rate_bps).ceil() as u64)
-    }
-
-    #[inline]
-    fn integrate(&mut self, t: SimTime) {
-        // Queue area over [max(last_t, warmup), t].
-        let from = self.last_t.max(self.warmup);
-        if t > from {
-            let dt = (t.0 - from.0) as u128;
-            self.stats.queue_area_packets += self.waiting.len() as u128 * dt;
-            self.stats.queue_area_bytes += self.q_bytes as u128 * dt;
+    pub fn tx_time(&mut self, size: u32) -> SimTime {
+        if self.tx.sizes[0] == size {
+            return SimTime(self.tx.times[0]);
         }
-        self.last_t = t;
+        if self.tx.sizes[1] == size {
+            return SimTime(self.tx.times[1]);
+        }
+        // size < 2^32 bytes, rate >= 1 bit/s: the product fits in 128 bits, and the
+        // quotient (at most 3.5e19 ns) is capped to "never".
+        let ns = (size as u128 * 8_000_000_000).div_ceil(self.rate_bps as u128);
+        let ns = ns.min(u64::MAX as u128) as u64;
+        self.tx.sizes[1] = self.tx.sizes[0];
+        self.tx.times[1] = self.tx.times[0];
+        self.tx.sizes[0] = size;
+        self.tx.times[0] = ns;
+        SimTime(ns)
     }
 
+    /// Account for a packet admitted at `now` whose transmission starts at `start`.
+    ///
+    /// Everything the links table reports follows from the admission: the packet
+    /// waits over [now, start], so it adds that span (clipped to the measured period
+    /// [warmup, end)) to the time integral of the queue, and its transmission counts
+    /// if it starts in that period. Summing per packet gives exactly the integral of
+    /// the queue length over time, with no work as packets leave the queue.
     #[inline]
-    fn count_tx(&mut self, start: SimTime, size: u32, end_of_run: SimTime) {
-        if start >= self.warmup && start < end_of_run {
+    fn account(&mut self, now: SimTime, start: SimTime, size: u32) {
+        let (from, to) = (now.max(self.warmup), start.min(self.end));
+        if to > from {
+            let dt = (to.0 - from.0) as u128;
+            self.stats.queue_area_packets += dt;
+            self.stats.queue_area_bytes += size as u128 * dt;
+        }
+        if start >= self.warmup && start < self.end {
             let tx = self.tx_time(size);
             self.stats.packets_sent += 1;
             self.stats.bytes_sent += size as u64;
-            self.stats.busy_ns += tx.0.min(end_of_run.0 - start.0) as u128;
+            self.stats.busy_ns += tx.0.min(self.end.0 - start.0) as u128;
         }
     }
 
-    /// Move every waiting packet whose transmission has started by `now` out of the queue.
+    /// Take every waiting packet whose transmission has started by `now` out of the queue.
     #[inline]
-    pub fn advance(&mut self, now: SimTime, end_of_run: SimTime) {
-        while let Some(&(start, size)) = self.waiting.front() {
-            if start > now {
+    pub fn advance(&mut self, now: SimTime) {
+        while let Some(w) = self.wire.get(self.started) {
+            if w.start > now {
                 break;
             }
-            self.integrate(start);
-            self.waiting.pop_front();
-            self.q_bytes -= size as u64;
-            self.count_tx(start, size, end_of_run);
+            self.q_bytes -= w.pkt.size as u64;
+            self.started += 1;
         }
-        self.integrate(now);
     }
 
-    /// A packet of `size` bytes reaches the link at `now`: returns when it arrives at
-    /// the far end, or None if the queue discipline drops it.
+    /// A packet reaches the link at `now`: the queue discipline admits it (returning
+    /// when it will reach the far end) or drops it (None). An admitted packet must
+    /// then be put on the wire with [`Link::put_on_wire`].
     #[inline]
-    pub fn offer(&mut self, now: SimTime, size: u32, end_of_run: SimTime) -> Option<SimTime> {
-        self.advance(now, end_of_run);
-        let q_packets = self.waiting.len() as u64;
-        let verdict = self.disc.admit(q_packets, self.q_bytes, size);
+    pub fn offer(&mut self, now: SimTime, size: u32) -> Option<SimTime> {
+        self.advance(now);
+        let q_packets = (self.wire.len() - self.started) as u64;
+        let verdict = self.queue.admit(q_packets, self.q_bytes, size);
         if self.record_arrivals && now >= self.warmup {
             self.arrivals.push(ArrivalRecord {
                 time: now,
-                queue_packets: q_packets as u32,
+                queue_packets: q_packets,
                 queue_bytes: self.q_bytes,
-                backlog: self.busy_until.saturating_sub(now),
+                backlog: if self.busy_until > now { self.busy_until - now } else { SimTime::ZERO },
                 dropped: verdict == Verdict::Drop,
             });
         }
@@ -147,12 +196,22 @@ impl Link {
             }
             return None;
         }
+        Some(self.busy_until.max(now) + self.tx_time(size) + self.delay)
+    }
+
+    /// Put a packet admitted at `now` by [`Link::offer`] on the wire, arriving at
+    /// `arrival`, ordered among simultaneous events by `stamp`. Returns true if it is
+    /// the head of the wire (the link then needs an event at `arrival`).
+    #[inline]
+    pub fn put_on_wire(&mut self, now: SimTime, arrival: SimTime, stamp: Stamp, pkt: Packet) -> bool {
         let start = self.busy_until.max(now);
-        self.busy_until = start + self.tx_time(size);
+        self.busy_until = start + self.tx_time(pkt.size);
+        self.account(now, start, pkt.size);
+        let head = self.wire.is_empty();
+        self.wire.push_back(OnWire { start, arrival, stamp, pkt });
         if start > now {
-            self.waiting.push_back((start, size));
-            self.q_bytes += size as u64;
-            let (qp, qb) = (self.waiting.len() as u64, self.q_bytes);
+            self.q_bytes += pkt.size as u64;
+            let (qp, qb) = ((self.wire.len() - self.started) as u64, self.q_bytes);
             let s = &mut self.stats;
             s.peak_packets_all = s.peak_packets_all.max(qp);
             s.peak_bytes_all = s.peak_bytes_all.max(qb);
@@ -161,44 +220,103 @@ impl Link {
                 s.max_queue_bytes = s.max_queue_bytes.max(qb);
             }
         } else {
-            self.count_tx(start, size, end_of_run);
+            self.started += 1;
         }
-        Some(self.busy_until + self.delay)
+        head
     }
 
-    /// Packets and bytes waiting at `now` (call `advance` first).
-    pub fn queue(&self) -> (u64, u64) {
-        (self.waiting.len() as u64, self.q_bytes)
+    /// The head of the wire reaches the far end at `now`: returns it, and the arrival
+    /// time and stamp of the next packet on the wire, if any.
+    #[inline]
+    pub fn deliver(&mut self, now: SimTime) -> (Packet, Option<(SimTime, Stamp)>) {
+        // The head arrives after its transmission ended: it has started.
+        self.advance(now);
+        let head = self.wire.pop_front().expect("a link event with an empty wire");
+        debug_assert!(self.started > 0 && head.arrival == now);
+        self.started -= 1;
+        (head.pkt, self.wire.front().map(|w| (w.arrival, w.stamp)))
+    }
+
+    /// Packets and bytes waiting at the time of the last `advance`.
+    ///
+    /// The links-table counters (`stats`) are complete for the whole run as soon as
+    /// packets are admitted; `advance` only moves the queue-length cursor.
+    pub fn queue_len(&self) -> (u64, u64) {
+        ((self.wire.len() - self.started) as u64, self.q_bytes)
+    }
+
+    /// Packets on the wire (waiting, in transmission or propagating).
+    pub fn in_flight(&self) -> usize {
+        self.wire.len()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::DropTail;
+    use crate::engine::EventQueue;
+    use crate::net::queue::DropTail;
 
     fn link(limit: u64) -> Link {
-        let d = QueueDiscipline::DropTail(DropTail { limit_packets: Some(limit), limit_bytes: None });
-        Link::new("l".into(), 0, 1, 8e6, SimTime::from_millis(10), d, SimTime::ZERO)
+        let cfg = LinkConfig {
+            name: "l".into(),
+            from: 0,
+            to: 1,
+            rate_bps: 8_000_000,
+            delay: SimTime::from_millis(10),
+            queue: Queue::DropTail(DropTail { limit_packets: Some(limit), limit_bytes: None }),
+        };
+        Link::new(&cfg, SimTime::ZERO, SimTime::MAX)
+    }
+
+    fn pkt(seq: u64, size: u32) -> Packet {
+        Packet { seq, ts: SimTime::ZERO, owd: SimTime::ZERO, flow: 0, conn: 0, len: size, size, route: 0, hop: 0, flags: 0 }
     }
 
     #[test]
-    fn fifo_timing_and_tail_drop() {
+    fn fifo_timing_tail_drop_and_one_head() {
         // 1000 B at 8 Mbps = 1 ms each; limit 2 waiting.
         let mut l = link(2);
-        let end = SimTime::MAX;
+        let mut q: EventQueue<()> = EventQueue::new();
         let t0 = SimTime::ZERO;
-        assert_eq!(l.offer(t0, 1000, end), Some(SimTime::from_millis(11)));
-        assert_eq!(l.offer(t0, 1000, end), Some(SimTime::from_millis(12)));
-        assert_eq!(l.offer(t0, 1000, end), Some(SimTime::from_millis(13)));
-        assert_eq!(l.offer(t0, 1000, end), None); // two already waiting
+        let mut heads = 0;
+        for (k, want) in [(0, Some(11)), (1, Some(12)), (2, Some(13)), (3, None)] {
+            let got = l.offer(t0, 1000);
+            assert_eq!(got, want.map(SimTime::from_millis));
+            if let Some(at) = got {
+                heads += l.put_on_wire(t0, at, q.stamp(), pkt(k, 1000)) as usize;
+            }
+        }
+        assert_eq!(heads, 1); // only the first packet needed an event
         assert_eq!(l.stats.drops, 1);
-        l.advance(SimTime::from_millis(1), end);
-        assert_eq!(l.queue(), (1, 1000));
-        // Average queue over [0, 3 ms]: 2 for 1 ms, 1 for 1 ms, 0 for 1 ms -> area 3 pkt*ms.
-        l.advance(SimTime::from_millis(3), end);
+        l.advance(SimTime::from_millis(1));
+        assert_eq!(l.queue_len(), (1, 1000));
+        // Queue over time: 2 for 1 ms, 1 for 1 ms, 0 after -> area 3 pkt*ms (the
+        // waits of the three packets: 0, 1 and 2 ms).
+        l.advance(SimTime::from_millis(3));
         assert_eq!(l.stats.queue_area_packets, 3 * 1_000_000);
+        assert_eq!(l.stats.queue_area_bytes, 3 * 1_000_000 * 1000);
         assert_eq!(l.stats.busy_ns, 3 * 1_000_000);
         assert_eq!(l.stats.packets_sent, 3);
+        // Deliveries come out in order, each naming the next head's arrival.
+        let (p, next) = l.deliver(SimTime::from_millis(11));
+        assert_eq!((p.seq, next.map(|n| n.0)), (0, Some(SimTime::from_millis(12))));
+        let (p, _) = l.deliver(SimTime::from_millis(12));
+        let (p2, next) = l.deliver(SimTime::from_millis(13));
+        assert_eq!((p.seq, p2.seq, next), (1, 2, None));
+        assert_eq!(l.in_flight(), 0);
+    }
+
+    #[test]
+    fn serialization_time_is_exact_and_rounds_up() {
+        let mut l = link(10);
+        l.rate_bps = 10_000_000_000; // 10 Gbps: 1500 B = 1200 ns, 40 B = 32 ns
+        assert_eq!(l.tx_time(1500), SimTime(1200));
+        assert_eq!(l.tx_time(40), SimTime(32));
+        assert_eq!(l.tx_time(1500), SimTime(1200));
+        assert_eq!(l.tx_time(1), SimTime(1)); // 0.8 ns rounds up
+        l.rate_bps = 3;
+        l.tx = TxCache::default();
+        assert_eq!(l.tx_time(1), SimTime(2_666_666_667));
     }
 }

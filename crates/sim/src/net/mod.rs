@@ -1,6 +1,10 @@
-//! Links and queue disciplines.
+//! The network: packets, links with their queue disciplines, and the topology.
 pub mod link;
+pub mod packet;
 pub mod queue;
+pub mod topology;
 
-pub use link::{ArrivalRecord, Link, LinkStats};
-pub use queue::{DropTail, QueueDiscipline, Verdict};
+pub use link::{ArrivalRecord, Link, LinkConfig, LinkStats};
+pub use packet::Packet;
+pub use queue::{DropTail, Queue, Verdict};
+pub use topology::{Graph, RouteFault, Routes};

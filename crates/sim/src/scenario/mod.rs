@@ -1,71 +1,55 @@
-//! Scenarios: the user-facing specification (`spec`), its strict parsing with
-//! key-path errors, and its validation into a `Config` the simulator runs.
-pub mod build;
-pub mod spec;
-pub mod units;
+//! Scenarios: a TOML file, TOML text or the same structure as JSON (what the
+//! Python layer sends), read into the `Config` the simulator runs. The only
+//! module that knows TOML.
+mod build;
+mod classes;
 
+pub use crate::settings::{ScenarioError, Value};
+pub use build::build;
 
-pub use build::{Config, ClassKind, ClassParams, LinkParams, Protocol, SizeDist, TcpParams};
-use std::fmt;
+use crate::config::Config;
+use crate::settings::Result;
+use crate::transport::cc::Registry;
 use std::path::Path;
 
-/// A scenario error: the key path at fault and what was expected.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScenarioError {
-    /// Key path such as `links[2].rate` (empty for the whole document).
-    pub path: String,
-    /// What is wrong and what was expected.
-    pub message: String,
-}
-
-impl ScenarioError {
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { path: path.into(), message: message.into() }
-    }
-}
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() || self.path == "." {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "{}: {}", self.path, self.message)
+/// Parse JSON text into a document tree.
+pub fn parse_json(text: &str) -> Result<Value> {
+    serde_json::from_str(text).map_err(|e| {
+        let mut msg = e.to_string();
+        if let Some(i) = msg.find(" at line ") {
+            msg.truncate(i);
         }
+        ScenarioError::new("", format!("invalid JSON: {msg}"))
+    })
+}
+
+/// Parse TOML text into a document tree. Non-finite floats (TOML's `nan`, `inf`)
+/// become the strings "nan" / "inf" / "-inf", which number keys reject by name.
+pub fn parse_toml(text: &str) -> Result<Value> {
+    let t: toml::Table = toml::from_str(text).map_err(|e| ScenarioError::new("", format!("invalid TOML: {}", e.message())))?;
+    Ok(from_toml(toml::Value::Table(t)))
+}
+
+fn from_toml(v: toml::Value) -> Value {
+    match v {
+        toml::Value::String(s) => Value::String(s),
+        toml::Value::Integer(i) => Value::from(i),
+        toml::Value::Float(f) => serde_json::Number::from_f64(f).map(Value::Number).unwrap_or_else(|| {
+            Value::String(if f.is_nan() { "nan".into() } else if f > 0.0 { "inf".into() } else { "-inf".into() })
+        }),
+        toml::Value::Boolean(b) => Value::Bool(b),
+        toml::Value::Datetime(d) => Value::String(d.to_string()),
+        toml::Value::Array(a) => Value::Array(a.into_iter().map(from_toml).collect()),
+        toml::Value::Table(t) => Value::Object(t.into_iter().map(|(k, v)| (k, from_toml(v))).collect()),
     }
 }
 
-impl std::error::Error for ScenarioError {}
-
-fn from_serde<E: fmt::Display>(e: serde_path_to_error::Error<E>) -> ScenarioError {
-    let path = e.path().to_string();
-    let mut msg = e.inner().to_string();
-    // serde_json appends " at line L column C" of the JSON the Python layer built:
-    // meaningless to the user, whose file is TOML; the key path says where.
-    if let Some(i) = msg.find(" at line ") {
-        msg.truncate(i);
-    }
-    ScenarioError::new(if path == "." { String::new() } else { path }, msg)
-}
-
-/// Parse a scenario from JSON text (what the Python API sends).
-pub fn parse_json(text: &str) -> Result<spec::ScenarioSpec, ScenarioError> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(de).map_err(from_serde)
-}
-
-/// Parse a scenario from TOML text.
-pub fn parse_toml(text: &str) -> Result<spec::ScenarioSpec, ScenarioError> {
-    let de = toml::Deserializer::parse(text).map_err(|e| ScenarioError::new("", e.to_string()))?;
-    serde_path_to_error::deserialize(de).map_err(from_serde)
-}
-
-/// Parse and validate; `base_dir` resolves relative file names (flow lists, CDFs).
-pub fn load_json(text: &str, base_dir: &Path, seed: Option<u64>) -> Result<(Config, Vec<String>), ScenarioError> {
-    build::build(parse_json(text)?, base_dir, seed)
+/// Parse and validate a JSON scenario; `base_dir` resolves relative file names.
+pub fn load_json(text: &str, base_dir: &Path, seed: Option<u64>) -> Result<(Config, Vec<String>)> {
+    build(&parse_json(text)?, base_dir, seed, &Registry::new())
 }
 
 /// Parse and validate a TOML scenario.
-pub fn load_toml(text: &str, base_dir: &Path, seed: Option<u64>) -> Result<(Config, Vec<String>), ScenarioError> {
-    build::build(parse_toml(text)?, base_dir, seed)
+pub fn load_toml(text: &str, base_dir: &Path, seed: Option<u64>) -> Result<(Config, Vec<String>)> {
+    build(&parse_toml(text)?, base_dir, seed, &Registry::new())
 }
-

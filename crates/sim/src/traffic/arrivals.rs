@@ -1,0 +1,88 @@
+//! When a traffic class's flows arrive: the arrival processes, and the source
+//! that draws them during a run.
+use super::size::SizeDist;
+use crate::engine::SimTime;
+use cclab_rng::{StreamKey, Xoshiro256pp as Rng};
+use serde::{Deserialize, Serialize};
+
+/// A class's arrival process.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Arrivals {
+    /// Poisson arrivals at `rate_per_s` flows per second, sizes drawn from `size`.
+    Poisson { rate_per_s: f64, size: SizeDist },
+    /// `count` flows that never end, all at the class's start.
+    LongLived { count: u32 },
+    /// Flows at given times with given sizes, sorted by time: [time_ns, bytes].
+    FlowList { flows: Vec<(SimTime, u64)> },
+    /// Flows that never end, at given times (sorted).
+    Starts { times_ns: Vec<SimTime> },
+}
+
+/// What a source's event starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Batch {
+    /// One flow of this many bytes.
+    One(u64),
+    /// This many flows that never end.
+    Unbounded(u32),
+}
+
+/// The arrival process of one class during a run: its random streams (`arrivals/NAME`
+/// and `sizes/NAME`, so adding a class never changes another's draws) and its
+/// position in a list.
+pub struct Source {
+    arrivals: Rng,
+    sizes: Rng,
+    next: usize,
+}
+
+impl Source {
+    pub fn new(seed: u64, class: &str) -> Self {
+        Source {
+            arrivals: cclab_rng::stream(seed, StreamKey::new("arrivals").part(class)),
+            sizes: cclab_rng::stream(seed, StreamKey::new("sizes").part(class)),
+            next: 0,
+        }
+    }
+
+    fn poisson_gap(&mut self, rate_per_s: f64) -> SimTime {
+        SimTime::from_secs_f64(self.arrivals.exponential(1.0 / rate_per_s))
+    }
+
+    /// The time of the class's first event, if before `stop`.
+    pub fn first(&mut self, a: &Arrivals, start: SimTime, stop: SimTime) -> Option<SimTime> {
+        let t = match a {
+            Arrivals::Poisson { rate_per_s, .. } => start + self.poisson_gap(*rate_per_s),
+            Arrivals::LongLived { .. } => start,
+            Arrivals::FlowList { flows } => {
+                self.next = flows.partition_point(|f| f.0 < start);
+                flows.get(self.next)?.0
+            }
+            Arrivals::Starts { times_ns } => *times_ns.first()?,
+        };
+        (t < stop).then_some(t)
+    }
+
+    /// The event at `now`: what it starts, and the time of the next event before `stop`.
+    pub fn fire(&mut self, a: &Arrivals, now: SimTime, stop: SimTime) -> (Batch, Option<SimTime>) {
+        match a {
+            Arrivals::Poisson { rate_per_s, size } => {
+                let bytes = size.sample(&mut self.sizes);
+                let next = now + self.poisson_gap(*rate_per_s);
+                (Batch::One(bytes), (next < stop).then_some(next))
+            }
+            Arrivals::LongLived { count } => (Batch::Unbounded(*count), None),
+            Arrivals::FlowList { flows } => {
+                let bytes = flows[self.next].1;
+                self.next += 1;
+                (Batch::One(bytes), flows.get(self.next).map(|f| f.0).filter(|&t| t < stop))
+            }
+            Arrivals::Starts { times_ns } => {
+                let n = times_ns[self.next..].iter().take_while(|&&t| t == now).count();
+                self.next += n;
+                (Batch::Unbounded(n as u32), times_ns.get(self.next).copied().filter(|&t| t < stop))
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! The congestion-control seam of window-based transports.
+//!
+//! The TCP machinery (`transport::tcp`) owns sequence space, ACK clocking, loss
+//! detection and recovery, and the retransmission timer. A controller is a
+//! sans-IO state machine that only steers the window: it sees every ACK with its
+//! samples ([`Ack`]), each congestion signal as a distinct event
+//! ([`Congestion`]), and may ask for a deadline of its own (FAST's periodic
+//! update, TCP-LP's inference timeout) through [`CongestionControl::deadline`].
+//! It never sends, schedules or reads a clock: the machinery calls it, and it can
+//! be driven by hand in a unit test.
+//!
+//! A new controller is one file implementing [`CongestionControl`] and
+//! [`WindowProtocol`] (its name and its typed parameters, read from the traffic
+//! class's `cc = { ... }` table), plus one line in `registry.rs`. A controller
+//! defined outside this crate (a test, an experiment) registers at run time with
+//! [`Registry::register`].
+mod newreno;
+mod registry;
+
+pub use newreno::NewReno;
+pub use registry::{Cc, CcConfig, Registry, WindowProtocol, BUILTIN};
+
+use crate::engine::SimTime;
+
+/// The window a controller steers (bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Congestion window.
+    pub cwnd: u64,
+    /// Slow-start threshold (u64::MAX: none yet).
+    pub ssthresh: u64,
+    /// Sender's maximum segment size (payload bytes).
+    pub mss: u64,
+}
+
+/// What the sender learned from one arriving acknowledgment (duplicates included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ack {
+    pub now: SimTime,
+    /// Bytes newly acknowledged cumulatively (0 for a duplicate ACK).
+    pub bytes_acked: u64,
+    /// Bytes newly known delivered: cumulatively acknowledged or selectively
+    /// acknowledged (equal to `bytes_acked` without SACK).
+    pub bytes_delivered: u64,
+    /// Round-trip sample from the echoed send time; None for duplicates and, by
+    /// Karn's rule, for ACKs of retransmitted segments.
+    pub rtt: Option<SimTime>,
+    /// Forward one-way delay of the data segment whose arrival triggered this ACK
+    /// (receiver's arrival time minus sender's send time, as LEDBAT and TCP-LP measure it).
+    pub one_way_delay: Option<SimTime>,
+    /// The ACK carries ECN-Echo: a segment was marked Congestion Experienced (RFC 3168).
+    pub ece: bool,
+    /// The sender is in loss recovery (this ACK included, if it ends it): the recovery
+    /// rules set the window, and controllers usually only observe.
+    pub in_recovery: bool,
+    /// The window limited sending: at least cwnd − 1 MSS was in flight before this
+    /// ACK (RFC 7661's test of whether growing the window means anything).
+    pub cwnd_limited: bool,
+    /// Bytes in flight before this ACK (snd_max − snd_una).
+    pub flight: u64,
+}
+
+/// A congestion signal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Congestion {
+    /// Loss detected by duplicate ACKs (fast retransmit).
+    Loss,
+    /// The retransmission timer expired; `repeated` when ssthresh was already
+    /// reduced for this window of data (a timeout during fast recovery, or a
+    /// second timeout before an ACK of new data): RFC 5681 then holds ssthresh.
+    Timeout { repeated: bool },
+    /// An ACK carried ECN-Echo, at most once per window of data (RFC 3168 §6.1.2).
+    Ecn,
+}
+
+/// What a congestion controller decides.
+pub trait CongestionControl {
+    /// Every arriving ACK: grow (or shrink) the window, record samples.
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack);
+
+    /// A congestion signal with `flight` bytes in flight (capped by cwnd): return
+    /// the new ssthresh. The machinery then sets cwnd by its recovery rules (for
+    /// `Ecn`: cwnd = ssthresh). Returning at least `w.cwnd` for `Ecn` ignores the mark.
+    fn on_congestion(&mut self, w: &Window, event: Congestion, flight: u64) -> u64;
+
+    /// When the controller next needs to run on its own (None: never).
+    fn deadline(&self) -> Option<SimTime> {
+        None
+    }
+
+    /// The deadline has come.
+    fn on_deadline(&mut self, _w: &mut Window, _now: SimTime) {}
+}

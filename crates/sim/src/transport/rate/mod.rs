@@ -1,0 +1,123 @@
+//! The rate-control seam: senders that pace datagrams at a rate a controller
+//! sets, instead of clocking them by ACKs.
+//!
+//! A [`RateControl`] is a sans-IO state machine that says how fast to send and
+//! may ask for deadlines of its own; the [`Pacer`] turns its rate into send times.
+//! A new rate controller is one file implementing [`RateControl`] and
+//! [`RateProtocol`], plus one line in the `rate_protocols!` list below.
+pub mod cbr;
+mod pacer;
+
+pub use cbr::Cbr;
+pub use pacer::{Pacer, RateSender};
+
+use crate::engine::SimTime;
+use crate::settings::{Result, ScenarioError, Table, Value};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::fmt::Debug;
+
+/// What a rate controller decides.
+pub trait RateControl {
+    /// The sending rate now, in bits per second (0: pause until the next deadline).
+    fn rate_bps(&self) -> f64;
+    /// When the controller next needs to run on its own (None: never).
+    fn deadline(&self) -> Option<SimTime> {
+        None
+    }
+    /// The deadline has come.
+    fn on_deadline(&mut self, _now: SimTime) {}
+}
+
+/// A rate-based protocol: a rate controller with a name and typed parameters.
+pub trait RateProtocol: RateControl + Clone + Debug + Send + 'static {
+    /// The `protocol = "..."` name.
+    const NAME: &'static str;
+    type Params: Clone + Debug + PartialEq + Serialize + DeserializeOwned;
+    /// Read (and validate) the class's `cc` table; call `t.finish(...)`.
+    fn read(t: Table) -> Result<Self::Params>;
+    /// A controller for one new flow.
+    fn new(params: &Self::Params) -> Self;
+}
+
+macro_rules! rate_protocols {
+    ($($variant:ident => $ty:ty),* $(,)?) => {
+        /// The rate controller of one flow.
+        #[derive(Clone, Debug)]
+        pub enum RateCc {
+            $($variant($ty),)*
+        }
+
+        /// Which rate controller a class uses, with its parameters. In the canonical
+        /// configuration: `{"protocol": NAME, "params": {...}}`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum RateConfig {
+            $($variant(<$ty as RateProtocol>::Params),)*
+        }
+
+        /// The names of the rate protocols.
+        pub const RATE_PROTOCOLS: &[&str] = &[$(<$ty as RateProtocol>::NAME),*];
+
+        impl RateConfig {
+            /// The protocol name.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(RateConfig::$variant(_) => <$ty as RateProtocol>::NAME,)*
+                }
+            }
+            /// The parameters as JSON.
+            pub fn params(&self) -> Value {
+                match self {
+                    $(RateConfig::$variant(p) => serde_json::to_value(p).expect("parameters serialize to JSON"),)*
+                }
+            }
+            /// Read the `cc` table of `protocol` (one of `RATE_PROTOCOLS`).
+            pub fn read(protocol: &str, t: Table) -> Result<RateConfig> {
+                match protocol {
+                    $(<$ty as RateProtocol>::NAME => <$ty>::read(t).map(RateConfig::$variant),)*
+                    other => unreachable!("{other} is not a rate protocol"),
+                }
+            }
+            /// From the canonical form.
+            pub fn from_parts(name: &str, params: Value, path: &str) -> Result<RateConfig> {
+                let bad = |e: serde_json::Error| ScenarioError::new(format!("{path}.params"), e.to_string());
+                match name {
+                    $(<$ty as RateProtocol>::NAME => serde_json::from_value(params).map(RateConfig::$variant).map_err(bad),)*
+                    other => Err(ScenarioError::new(format!("{path}.protocol"), format!("unknown rate protocol {other:?}"))),
+                }
+            }
+            /// A controller for one new flow.
+            pub fn make(&self) -> RateCc {
+                match self {
+                    $(RateConfig::$variant(p) => RateCc::$variant(<$ty>::new(p)),)*
+                }
+            }
+        }
+
+        impl RateControl for RateCc {
+            #[inline]
+            fn rate_bps(&self) -> f64 {
+                match self {
+                    $(RateCc::$variant(c) => c.rate_bps(),)*
+                }
+            }
+            #[inline]
+            fn deadline(&self) -> Option<SimTime> {
+                match self {
+                    $(RateCc::$variant(c) => c.deadline(),)*
+                }
+            }
+            #[inline]
+            fn on_deadline(&mut self, now: SimTime) {
+                match self {
+                    $(RateCc::$variant(c) => c.on_deadline(now),)*
+                }
+            }
+        }
+    };
+}
+
+// The rate protocols: one line each.
+rate_protocols! {
+    Cbr => Cbr,
+}

@@ -1,0 +1,170 @@
+//! The TCP machinery shared by every window-based controller: byte sequence
+//! space, ACK clocking, fast retransmit and NewReno fast recovery with partial ACKs
+//! (RFC 5681 §3.2, RFC 6582, the "Slow-but-Steady" timer variant or, as an option,
+//! "Impatient"), optional limited transmit (RFC 3042), the retransmission timeout
+//! (RFC 6298), ECN's TCP side (RFC 3168 §6.1: ECE echoed until CWR, one window
+//! reduction per window of data), and cumulative ACKs with optional delayed ACKs
+//! (RFC 5681 §4.2). No SACK. Optionally (`TcpParams::handshake`) a connection
+//! opens with a SYN / SYN-ACK exchange as in ns-3 (RFC 9293 §3.5).
+//!
+//! Both endpoints of one connection live in one `Tcp` value: the sending side in
+//! `sender.rs`, the receiving side in `receiver.rs`; the simulator moves the
+//! packets between them. The congestion controller (`transport::cc`) only steers
+//! the window. Timers are [`Timer`] deadlines the simulator turns into events.
+mod params;
+mod receiver;
+mod sender;
+
+pub use params::{PartialAckTimer, TcpParams, MAX_PACKET_BYTES};
+
+use super::cc::{Cc, Window};
+use super::rtt::RttEstimator;
+use crate::engine::{SimTime, Timer};
+use crate::net::Packet;
+use receiver::SegmentSet;
+
+/// Packets a call wants sent, in order.
+pub type Output = Vec<Packet>;
+
+/// Where a connection's packets go: its identity and its two routes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Endpoints {
+    /// Flow id (unique for the run).
+    pub flow: u32,
+    /// Slot in the simulator's connection table.
+    pub conn: u32,
+    /// The traffic class the flow belongs to.
+    pub class: u32,
+    pub data_route: u32,
+    pub ack_route: u32,
+}
+
+/// The sender's loss-recovery state (RFC 5681 §3.2, RFC 6582).
+#[derive(Clone, Copy, Debug, Default)]
+struct Recovery {
+    dupacks: u32,
+    active: bool,
+    /// RFC 6582's `recover`: the highest sequence sent when recovery (or a timeout) began.
+    recover: Option<u64>,
+    /// A partial ACK has already restarted the timer in this recovery (RFC 6582 "Impatient").
+    partial_ack_seen: bool,
+}
+
+/// One connection: sender state and receiver state.
+#[derive(Clone, Debug)]
+pub struct Tcp {
+    pub ep: Endpoints,
+    /// Bytes to transfer (u64::MAX: a long-lived flow that always has data).
+    pub size: u64,
+    // --- sender
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    pub cc: Cc,
+    pub w: Window,
+    recovery: Recovery,
+    rtt: RttEstimator,
+    timed_out_since_ack: bool,
+    /// ECN: the highest sequence sent when the window was last reduced for ECE
+    /// (one reduction per window of data), and whether the next segment carries CWR.
+    ecn_recover: u64,
+    cwr_pending: bool,
+    pub rto_timer: Timer,
+    /// The controller's own deadline.
+    pub cc_timer: Timer,
+    pub retransmits: u32,
+    pub timeouts: u32,
+    /// The SYN-ACK has arrived (from the start without a handshake); no data before.
+    pub established: bool,
+    // --- receiver
+    pub rcv_nxt: u64,
+    ooo: SegmentSet,
+    unacked: u32,
+    echo_ts: SimTime,
+    echo_retx: bool,
+    echo_pending: bool,
+    last_owd: SimTime,
+    ece_pending: bool,
+    pub delack_timer: Timer,
+}
+
+impl Tcp {
+    /// A connection at sequence 0; `open` starts it.
+    pub fn new(ep: Endpoints, size: u64, cc: Cc, p: &TcpParams) -> Tcp {
+        let mss = p.mss as u64;
+        Tcp {
+            ep,
+            size,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            cc,
+            w: Window { cwnd: p.initial_window as u64 * mss, ssthresh: u64::MAX, mss },
+            recovery: Recovery::default(),
+            rtt: RttEstimator::new(p.initial_rto),
+            timed_out_since_ack: false,
+            ecn_recover: 0,
+            cwr_pending: false,
+            rto_timer: Timer::default(),
+            cc_timer: Timer::default(),
+            retransmits: 0,
+            timeouts: 0,
+            established: !p.handshake,
+            rcv_nxt: 0,
+            ooo: SegmentSet::default(),
+            unacked: 0,
+            echo_ts: SimTime::ZERO,
+            echo_retx: false,
+            echo_pending: false,
+            last_owd: SimTime::ZERO,
+            ece_pending: false,
+            delack_timer: Timer::default(),
+        }
+    }
+
+    /// The sender has every byte acknowledged.
+    #[inline]
+    pub fn sender_done(&self) -> bool {
+        self.snd_una >= self.size
+    }
+
+    /// The receiver holds every byte.
+    #[inline]
+    pub fn receiver_done(&self) -> bool {
+        self.rcv_nxt >= self.size
+    }
+
+    /// The sender is in fast recovery.
+    pub fn in_recovery(&self) -> bool {
+        self.recovery.active
+    }
+
+    /// Current retransmission timeout.
+    pub fn rto(&self) -> SimTime {
+        self.rtt.rto()
+    }
+
+    /// Smoothed RTT (None before the first sample).
+    pub fn srtt(&self) -> Option<SimTime> {
+        self.rtt.srtt()
+    }
+
+    /// A header-only packet (SYN, SYN-ACK, ACK) on the data or ACK route.
+    fn control(&self, route: u32, seq: u64, ts: SimTime, flags: u8, p: &TcpParams) -> Packet {
+        Packet {
+            seq,
+            ts,
+            owd: SimTime::ZERO,
+            flow: self.ep.flow,
+            conn: self.ep.conn,
+            len: 0,
+            size: p.header,
+            route,
+            hop: 0,
+            flags,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

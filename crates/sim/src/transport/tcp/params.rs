@@ -1,0 +1,175 @@
+//! TCP parameters: the scenario's `[tcp]` table, overridden per class by the
+//! class's `tcp = { ... }` table.
+use crate::engine::SimTime;
+use crate::settings::{err, Duration, Result, Size, Table};
+use serde::{Deserialize, Serialize};
+
+/// The largest packet (payload plus header) a scenario may configure.
+pub const MAX_PACKET_BYTES: u64 = 1_000_000;
+
+/// RFC 6582 §4's two ways of restarting the retransmission timer on partial ACKs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialAckTimer {
+    /// Every partial ACK restarts the timer (Linux).
+    #[default]
+    SlowButSteady,
+    /// Only the first partial ACK of a recovery restarts it (ns-3 3.44).
+    Impatient,
+}
+
+/// TCP parameters of one class, in engine units.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpParams {
+    /// Maximum segment size: payload bytes per data packet.
+    pub mss: u32,
+    /// Header bytes of every packet (IP + TCP); ACKs are header-only.
+    pub header: u32,
+    /// Initial congestion window, in segments (RFC 6928).
+    pub initial_window: u32,
+    /// Receiver's advertised window in bytes (flow control); None: unlimited.
+    pub receive_window: Option<u64>,
+    /// Lower bound of the retransmission timeout (RFC 6298 rule 2.4).
+    #[serde(rename = "min_rto_ns")]
+    pub min_rto: SimTime,
+    /// Upper bound of the retransmission timeout.
+    #[serde(rename = "max_rto_ns")]
+    pub max_rto: SimTime,
+    /// Timeout before the first RTT sample (RFC 6298 rule 2.1), at least `min_rto`.
+    #[serde(rename = "initial_rto_ns")]
+    pub initial_rto: SimTime,
+    /// Acknowledge every second full segment (RFC 5681 §4.2) instead of every one.
+    pub delayed_ack: bool,
+    /// Longest an acknowledgment is delayed.
+    #[serde(rename = "delayed_ack_timeout_ns")]
+    pub delayed_ack_timeout: SimTime,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupack_threshold: u32,
+    /// Open each connection with a SYN / SYN-ACK exchange before sending data.
+    pub handshake: bool,
+    /// RFC 3042 limited transmit on the first duplicate ACKs.
+    pub limited_transmit: bool,
+    /// Which partial ACKs of a NewReno recovery restart the retransmission timer.
+    pub partial_ack_timer: PartialAckTimer,
+}
+
+impl Default for TcpParams {
+    fn default() -> Self {
+        TcpParams {
+            mss: 1460,
+            header: 40,
+            initial_window: 10,
+            receive_window: None,
+            min_rto: SimTime::from_millis(200),
+            max_rto: SimTime::from_millis(60_000),
+            initial_rto: SimTime::from_millis(1000),
+            delayed_ack: false,
+            delayed_ack_timeout: SimTime::from_millis(200),
+            dupack_threshold: 3,
+            handshake: false,
+            limited_transmit: false,
+            partial_ack_timer: PartialAckTimer::SlowButSteady,
+        }
+    }
+}
+
+impl TcpParams {
+    /// Receiver's window in bytes (u64::MAX: unlimited).
+    #[inline]
+    pub fn rwnd(&self) -> u64 {
+        self.receive_window.unwrap_or(u64::MAX)
+    }
+
+    /// Bytes on the wire of a full-sized data segment.
+    pub fn max_packet(&self) -> u64 {
+        self.mss as u64 + self.header as u64
+    }
+
+    /// Check the parameters; on failure, the key at fault and what is wrong.
+    pub fn validate(&self) -> std::result::Result<(), (&'static str, String)> {
+        let fail = |k: &'static str, m: String| Err((k, m));
+        if self.mss == 0 {
+            return fail("mss", "expected a positive number of bytes, got 0".into());
+        }
+        if self.max_packet() > MAX_PACKET_BYTES {
+            return fail("mss+header", format!("mss + header is {} bytes; a packet may have at most {MAX_PACKET_BYTES}", self.max_packet()));
+        }
+        if self.initial_window == 0 {
+            return fail("initial_window", "expected at least 1 segment, got 0".into());
+        }
+        if self.dupack_threshold == 0 {
+            return fail("dupack_threshold", "expected at least 1, got 0".into());
+        }
+        if self.min_rto == SimTime::ZERO {
+            return fail("min_rto", "expected a positive duration, got 0".into());
+        }
+        if self.max_rto < self.min_rto {
+            return fail("max_rto", format!("must be at least min_rto ({})", self.min_rto));
+        }
+        if self.max_rto > SimTime::LONGEST {
+            return fail("max_rto", "must be at most 1e9s".into());
+        }
+        if self.initial_rto < self.min_rto || self.initial_rto > self.max_rto {
+            return fail("initial_rto", format!("must be from min_rto to max_rto, got {}", self.initial_rto));
+        }
+        if self.delayed_ack && self.delayed_ack_timeout == SimTime::ZERO {
+            return fail("delayed_ack_timeout", "expected a positive duration with delayed_ack = true".into());
+        }
+        if self.delayed_ack_timeout > SimTime::LONGEST {
+            return fail("delayed_ack_timeout", "must be at most 1e9s".into());
+        }
+        if let Some(w) = self.receive_window {
+            if w < self.mss as u64 {
+                return fail("receive_window", format!("expected at least one segment ({} bytes), got {w} bytes", self.mss));
+            }
+        }
+        Ok(())
+    }
+
+    /// Read a `tcp` table: `base` with the keys present replaced, then checked.
+    pub fn read(mut t: Table, base: &TcpParams) -> Result<TcpParams> {
+        let mut p = base.clone();
+        p.mss = t.or("mss", p.mss)?;
+        p.header = t.or("header", p.header)?;
+        p.initial_window = t.or("initial_window", p.initial_window)?;
+        let rwnd = t.get::<Size>("receive_window")?;
+        p.min_rto = t.get::<Duration>("min_rto")?.map_or(p.min_rto, |d| d.0);
+        p.max_rto = t.get::<Duration>("max_rto")?.map_or(p.max_rto, |d| d.0);
+        let initial_rto = t.get::<Duration>("initial_rto")?;
+        p.delayed_ack = t.or("delayed_ack", p.delayed_ack)?;
+        p.delayed_ack_timeout = t.get::<Duration>("delayed_ack_timeout")?.map_or(p.delayed_ack_timeout, |d| d.0);
+        p.dupack_threshold = t.or("dupack_threshold", p.dupack_threshold)?;
+        p.handshake = t.or("handshake", p.handshake)?;
+        p.limited_transmit = t.or("limited_transmit", p.limited_transmit)?;
+        if let Some(v) = t.get::<String>("partial_ack_timer")? {
+            p.partial_ack_timer = match v.as_str() {
+                "slow_but_steady" => PartialAckTimer::SlowButSteady,
+                "impatient" => PartialAckTimer::Impatient,
+                other => {
+                    return err(t.key_path("partial_ack_timer"), format!("expected \"slow_but_steady\" or \"impatient\", got {other:?}"))
+                }
+            };
+        }
+        if let Some(d) = initial_rto {
+            if d.0 > p.max_rto {
+                return err(t.key_path("initial_rto"), format!("must be at most max_rto ({}), got {}", p.max_rto, d.0));
+            }
+            p.initial_rto = d.0;
+        }
+        if let Some(w) = rwnd {
+            if w.0 < p.mss as f64 {
+                return err(t.key_path("receive_window"), format!("expected at least one segment ({} bytes), got {} bytes", p.mss, w.0));
+            }
+            p.receive_window = Some(w.0.floor() as u64);
+        }
+        // RFC 6298's lower bound applies to the first timeout too.
+        p.initial_rto = p.initial_rto.max(p.min_rto).min(p.max_rto);
+        if let Err((key, msg)) = p.validate() {
+            let key = if key == "mss+header" { if p.mss != base.mss { "mss" } else { "header" } } else { key };
+            return err(t.key_path(key), msg);
+        }
+        t.finish("a tcp table")?;
+        Ok(p)
+    }
+}
