@@ -14,7 +14,8 @@ use crate::net::{Link, Packet, Routes};
 use crate::traffic::{Batch, Source};
 use crate::transport::cc::{Cc, Registry};
 use crate::transport::rate::RateSender;
-use crate::transport::tcp::{Endpoints, Output, Tcp, TcpParams};
+use crate::transport::tcp::{Output, Tcp, TcpParams};
+use crate::transport::Endpoints;
 use crate::transport::{Conn, Transport};
 use std::time::Instant;
 
@@ -112,7 +113,7 @@ impl Simulation {
             let data_route = routes.add(&c.route);
             let ack_route = routes.add(&c.ack_route);
             let (tcp, cc) = match &c.transport {
-                Transport::Window { tcp, cc } => (tcp.clone(), Some(registry.make(cc, tcp)?)),
+                Transport::Window { tcp, cc } => (tcp.clone(), Some(registry.make(cc)?)),
                 Transport::Rate { .. } => (TcpParams::default(), None),
             };
             classes.push(ClassRun {

@@ -1,7 +1,7 @@
 //! Reading a scenario document into a `Config`: names resolved to indices,
 //! routes computed and checked, units converted, files read. Every error names
 //! the key path in the file.
-use super::classes::read_class;
+use super::classes::{read_class, Names};
 use crate::config::{Config, FORMAT};
 use crate::engine::SimTime;
 use crate::metrics::RecordConfig;
@@ -11,14 +11,6 @@ use crate::transport::cc::Registry;
 use crate::transport::tcp::TcpParams;
 use std::collections::HashMap;
 use std::path::Path;
-
-/// Names and indices resolved so far, shared by the readers of classes.
-pub(super) struct Names {
-    pub nodes: Vec<String>,
-    pub node_ix: HashMap<String, u32>,
-    pub links: Vec<LinkConfig>,
-    pub link_ix: HashMap<String, u32>,
-}
 
 /// Read and validate a scenario document; `seed` overrides the file's. Returns the
 /// configuration and the warnings (e.g. an offered load at or above a link's capacity).

@@ -1,17 +1,26 @@
 //! Reading one `[[traffic]]` class: its endpoints and route, its arrival process
 //! (`type` and the keys of that type), and its transport (`protocol`, `cc`, `tcp`).
-use super::build::Names;
 use crate::config::describe_fault;
 use crate::engine::SimTime;
-use crate::net::Graph;
+use crate::net::{Graph, LinkConfig};
 use crate::settings::{err, Duration, Rate, Result, ScenarioError, Table};
-use crate::traffic::files::{read_flow_list, resolve};
+use crate::traffic::arrivals::read_flow_list;
+use crate::traffic::files::resolve;
 use crate::traffic::{Arrivals, ClassConfig, SizeDist};
 use crate::transport::cc::Registry;
 use crate::transport::rate::{cbr::CbrParams, RateConfig};
 use crate::transport::tcp::TcpParams;
 use crate::transport::Transport;
+use std::collections::HashMap;
 use std::path::Path;
+
+/// Names and indices resolved so far, shared by the readers of classes.
+pub(super) struct Names {
+    pub nodes: Vec<String>,
+    pub node_ix: HashMap<String, u32>,
+    pub links: Vec<LinkConfig>,
+    pub link_ix: HashMap<String, u32>,
+}
 
 /// Keys that only some traffic types take, and which.
 const TYPE_KEYS: &[(&str, &str)] = &[

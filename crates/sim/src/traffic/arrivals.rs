@@ -1,6 +1,9 @@
 //! When a traffic class's flows arrive: the arrival processes, and the source
 //! that draws them during a run.
-use super::size::SizeDist;
+use super::files::{num, read_csv};
+use super::size::{SizeDist, MAX_FLOW_BYTES};
+use crate::settings::{err, Result};
+use std::path::Path;
 use crate::engine::SimTime;
 use cclab_rng::{StreamKey, Xoshiro256pp as Rng};
 use serde::{Deserialize, Serialize};
@@ -85,4 +88,29 @@ impl Source {
             }
         }
     }
+}
+
+/// Flow list CSV: `start` (seconds), `size` (bytes), `class`; the rows of `class`,
+/// sorted by start (stable).
+pub fn read_flow_list(path: &Path, class: &str, key: &str) -> Result<Vec<(SimTime, u64)>> {
+    let mut flows = Vec::new();
+    for (line, r) in read_csv(path, key, &["start", "size", "class"])? {
+        if r[2] != class {
+            continue;
+        }
+        let start = num(&r[0], path, line, "start", key)?;
+        let size = num(&r[1], path, line, "size", key)?;
+        if !(0.0..=SimTime::LONGEST.as_secs_f64()).contains(&start) {
+            return err(key, format!("{} line {line}: start must be from 0 to 1e9 seconds, got {start}", path.display()));
+        }
+        if !(1.0..=MAX_FLOW_BYTES as f64).contains(&size) {
+            return err(key, format!("{} line {line}: size must be from 1 to 10^15 bytes, got {size}", path.display()));
+        }
+        flows.push((SimTime::from_secs_f64(start), size.round() as u64));
+    }
+    if flows.is_empty() {
+        return err(key, format!("{} has no row whose class is {class:?}", path.display()));
+    }
+    flows.sort_by_key(|f| f.0);
+    Ok(flows)
 }

@@ -1,4 +1,5 @@
 //! Flow-size distributions.
+use super::files::{num, read_csv, resolve};
 use crate::settings::{err, Result, Size, Table};
 use cclab_rng::Xoshiro256pp as Rng;
 use serde::{Deserialize, Serialize};
@@ -87,8 +88,8 @@ impl SizeDist {
             },
             "empirical" => {
                 let file: String = t.req("file", "the empirical distribution needs a CSV file with columns size, cdf")?;
-                let path = super::files::resolve(base_dir, &file);
-                SizeDist::Empirical { points: super::files::read_cdf(&path, &t.key_path("file"))? }
+                let path = resolve(base_dir, &file);
+                SizeDist::Empirical { points: read_cdf(&path, &t.key_path("file"))? }
             }
             other => {
                 return err(
@@ -107,6 +108,28 @@ fn positive_mean(t: &mut Table, dist: &str) -> Result<f64> {
         Some(m) if m.0 > 0.0 => Ok(m.0),
         Some(m) => err(t.key_path("mean"), format!("expected a positive size, got {} bytes", m.0)),
         None => err(t.key_path("mean"), format!("missing: the {dist} distribution needs a mean")),
+    }
+}
+
+/// Empirical CDF CSV: `size` (bytes, increasing), `cdf` (non-decreasing, last = 1).
+pub fn read_cdf(path: &Path, key: &str) -> Result<Vec<(f64, f64)>> {
+    let mut pts: Vec<(f64, f64)> = Vec::new();
+    for (line, r) in read_csv(path, key, &["size", "cdf"])? {
+        let s = num(&r[0], path, line, "size", key)?;
+        let c = num(&r[1], path, line, "cdf", key)?;
+        if !(1.0..=MAX_FLOW_BYTES as f64).contains(&s) || !(0.0..=1.0).contains(&c) {
+            return err(key, format!("{} line {line}: need 1 <= size <= 10^15 and 0 <= cdf <= 1", path.display()));
+        }
+        if let Some(&(ps, pc)) = pts.last() {
+            if s <= ps || c < pc {
+                return err(key, format!("{} line {line}: sizes must increase and cdf must not decrease", path.display()));
+            }
+        }
+        pts.push((s, c));
+    }
+    match pts.last() {
+        Some(&(_, c)) if (c - 1.0).abs() < 1e-9 => Ok(pts),
+        _ => err(key, format!("{}: the last cdf value must be 1", path.display())),
     }
 }
 

@@ -3,6 +3,7 @@
 //! `TcpCongestionOps`, and paced datagram senders (`rate`) steered by rate
 //! controllers. A connection is one [`Conn`].
 pub mod cc;
+pub mod endpoints;
 pub mod rate;
 pub mod rtt;
 pub mod tcp;
@@ -12,6 +13,8 @@ use cc::{CcConfig, Registry};
 use rate::{RateConfig, RateSender, RATE_PROTOCOLS};
 use serde::{Deserialize, Serialize};
 use tcp::{Tcp, TcpParams, MAX_PACKET_BYTES};
+
+pub use endpoints::Endpoints;
 
 /// How a traffic class's flows send: the TCP machinery with a congestion
 /// controller, or paced datagrams with a rate controller.

@@ -18,9 +18,13 @@ mod newreno;
 mod registry;
 
 pub use newreno::NewReno;
-pub use registry::{Cc, CcConfig, Registry, WindowProtocol, BUILTIN};
+pub use registry::{Cc, CcConfig, Registry, BUILTIN};
 
 use crate::engine::SimTime;
+use crate::settings::{Result, Table};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::fmt::Debug;
 
 /// The window a controller steers (bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,4 +94,19 @@ pub trait CongestionControl {
 
     /// The deadline has come.
     fn on_deadline(&mut self, _w: &mut Window, _now: SimTime) {}
+}
+
+/// A window-based protocol: a congestion controller with a name and typed parameters.
+pub trait WindowProtocol: CongestionControl + Clone + Debug + Send + 'static {
+    /// The `protocol = "..."` name.
+    const NAME: &'static str;
+    /// Parameters, as read from the class's `cc` table and written in the canonical
+    /// configuration.
+    type Params: Clone + Debug + PartialEq + Serialize + DeserializeOwned;
+    /// Read (and validate) the class's `cc` table (an empty table if absent); call
+    /// `t.finish(...)` so that unknown keys are errors.
+    fn read(t: Table) -> Result<Self::Params>;
+    /// A controller for one new connection (the window, with the MSS, comes with
+    /// every call).
+    fn new(params: &Self::Params) -> Self;
 }

@@ -2,7 +2,6 @@
 //! RFC 6582's partial ACKs) is in the shared machinery.
 use super::{Ack, Congestion, CongestionControl, Window, WindowProtocol};
 use crate::settings::{Result, Table};
-use crate::transport::tcp::TcpParams;
 use serde::{Deserialize, Serialize};
 
 /// TCP NewReno.
@@ -23,7 +22,7 @@ impl WindowProtocol for NewReno {
         Ok(NoParams {})
     }
 
-    fn new(_: &NoParams, _: &TcpParams) -> Self {
+    fn new(_: &NoParams) -> Self {
         NewReno
     }
 }

@@ -4,27 +4,10 @@
 //! bottom of this file; they are enum variants (dispatched without boxing or
 //! dynamic calls). A controller defined elsewhere (a test, an experiment) is
 //! registered at run time with [`Registry::register`] and runs boxed.
-use super::{Ack, Congestion, CongestionControl, Window};
+use super::{Ack, Congestion, CongestionControl, Window, WindowProtocol};
 use crate::engine::SimTime;
 use crate::settings::{Result, ScenarioError, Table, Value};
-use crate::transport::tcp::TcpParams;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use std::fmt::Debug;
-
-/// A window-based protocol: a congestion controller with a name and typed parameters.
-pub trait WindowProtocol: CongestionControl + Clone + Debug + Send + 'static {
-    /// The `protocol = "..."` name.
-    const NAME: &'static str;
-    /// Parameters, as read from the class's `cc` table and written in the canonical
-    /// configuration.
-    type Params: Clone + Debug + PartialEq + Serialize + DeserializeOwned;
-    /// Read (and validate) the class's `cc` table (an empty table if absent); call
-    /// `t.finish(...)` so that unknown keys are errors.
-    fn read(t: Table) -> Result<Self::Params>;
-    /// A controller for one new connection.
-    fn new(params: &Self::Params, tcp: &TcpParams) -> Self;
-}
 
 /// A controller running behind a box (registered at run time).
 pub trait DynCc: CongestionControl + Debug + Send {
@@ -44,7 +27,7 @@ impl Clone for Box<dyn DynCc> {
 }
 
 type ReadFn = fn(Table) -> Result<Value>;
-type MakeFn = fn(&Value, &TcpParams) -> std::result::Result<Box<dyn DynCc>, String>;
+type MakeFn = fn(&Value) -> std::result::Result<Box<dyn DynCc>, String>;
 
 /// Controllers registered at run time, beside the built-in ones.
 #[derive(Clone, Default)]
@@ -56,9 +39,9 @@ fn read_as<T: WindowProtocol>(t: Table) -> Result<Value> {
     Ok(serde_json::to_value(T::read(t)?).expect("parameters serialize to JSON"))
 }
 
-fn make_as<T: WindowProtocol>(v: &Value, tcp: &TcpParams) -> std::result::Result<Box<dyn DynCc>, String> {
+fn make_as<T: WindowProtocol>(v: &Value) -> std::result::Result<Box<dyn DynCc>, String> {
     let p: T::Params = serde_json::from_value(v.clone()).map_err(|e| e.to_string())?;
-    Ok(Box::new(T::new(&p, tcp)))
+    Ok(Box::new(T::new(&p)))
 }
 
 impl Registry {
@@ -96,8 +79,8 @@ impl Registry {
     }
 
     /// A controller for one new connection of a class configured with `cfg`.
-    pub fn make(&self, cfg: &CcConfig, tcp: &TcpParams) -> std::result::Result<Cc, String> {
-        if let Some(c) = cfg.make_builtin(tcp) {
+    pub fn make(&self, cfg: &CcConfig) -> std::result::Result<Cc, String> {
+        if let Some(c) = cfg.make_builtin() {
             return Ok(c);
         }
         let CcConfig::Custom { name, params } = cfg else { unreachable!("built-in configurations make built-in controllers") };
@@ -106,7 +89,7 @@ impl Registry {
             .iter()
             .find(|c| c.0 == name)
             .ok_or_else(|| format!("protocol {name:?} is not registered (known: {})", self.names().join(", ")))?;
-        make(params, tcp).map(Cc::Custom).map_err(|e| format!("protocol {name:?}: {e}"))
+        make(params).map(Cc::Custom).map_err(|e| format!("protocol {name:?}: {e}"))
     }
 }
 
@@ -166,9 +149,9 @@ macro_rules! window_protocols {
                 }
             }
 
-            fn make_builtin(&self, tcp: &TcpParams) -> Option<Cc> {
+            fn make_builtin(&self) -> Option<Cc> {
                 match self {
-                    $(CcConfig::$variant(p) => Some(Cc::$variant(<$ty>::new(p, tcp))),)*
+                    $(CcConfig::$variant(p) => Some(Cc::$variant(<$ty>::new(p))),)*
                     CcConfig::Custom { .. } => None,
                 }
             }

@@ -3,7 +3,7 @@ use super::{RateCc, RateControl};
 use crate::engine::{SimTime, Timer};
 use crate::net::packet::DATAGRAM;
 use crate::net::Packet;
-use crate::transport::tcp::Endpoints;
+use crate::transport::endpoints::Endpoints;
 
 /// Send times at a rate that may change. Packet k after the latest change leaves
 /// at anchor + round(k · 8 · size / rate), computed from k so that rounding

@@ -18,6 +18,7 @@ mod sender;
 pub use params::{PartialAckTimer, TcpParams, MAX_PACKET_BYTES};
 
 use super::cc::{Cc, Window};
+use super::endpoints::Endpoints;
 use super::rtt::RttEstimator;
 use crate::engine::{SimTime, Timer};
 use crate::net::Packet;
@@ -25,19 +26,6 @@ use receiver::SegmentSet;
 
 /// Packets a call wants sent, in order.
 pub type Output = Vec<Packet>;
-
-/// Where a connection's packets go: its identity and its two routes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Endpoints {
-    /// Flow id (unique for the run).
-    pub flow: u32,
-    /// Slot in the simulator's connection table.
-    pub conn: u32,
-    /// The traffic class the flow belongs to.
-    pub class: u32,
-    pub data_route: u32,
-    pub ack_route: u32,
-}
 
 /// The sender's loss-recovery state (RFC 5681 §3.2, RFC 6582).
 #[derive(Clone, Copy, Debug, Default)]

@@ -1,5 +1,6 @@
 //! The TCP machinery against RFC arithmetic, driven by hand.
 use super::*;
+use crate::transport::endpoints::Endpoints;
 use crate::net::packet::{ACK, RETX, SYN};
 use crate::transport::cc::{Cc, NewReno};
 

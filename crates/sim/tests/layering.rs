@@ -1,0 +1,251 @@
+//! The crate's layering, checked on its source: each top-level module uses only
+//! the modules below it (engine <- settings <- net <- transport <- traffic <-
+//! metrics <- config <- sim <- scenario), and within every module no two
+//! submodules use each other, directly or through others. Test code is exempt.
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const LAYERS: &[&str] = &["engine", "settings", "net", "transport", "traffic", "metrics", "config", "sim", "scenario"];
+
+/// A source file and its module path (`transport/tcp/sender.rs` -> [transport, tcp, sender]).
+struct Source {
+    module: Vec<String>,
+    /// Whether the file is a `mod.rs` (its own module is its directory).
+    is_mod: bool,
+    text: String,
+}
+
+fn sources(dir: &Path, module: &[String], out: &mut Vec<Source>) {
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for p in entries {
+        let name = p.file_stem().unwrap().to_string_lossy().to_string();
+        if p.is_dir() {
+            let mut m = module.to_vec();
+            m.push(name);
+            sources(&p, &m, out);
+        } else if p.extension().is_some_and(|e| e == "rs") && name != "tests" && name != "lib" {
+            let text = fs::read_to_string(&p).unwrap();
+            // Code under #[cfg(test)] (unit tests at the end of a file) is test code.
+            // Comments (doc links included) are not dependencies.
+            let text: String = text
+                .split("#[cfg(test)]")
+                .next()
+                .unwrap()
+                .lines()
+                .map(|l| l.split("//").next().unwrap())
+                .collect::<Vec<_>>()
+                .join("\n");
+            let is_mod = name == "mod";
+            let mut m = module.to_vec();
+            if !is_mod {
+                m.push(name);
+            }
+            out.push(Source { module: m, is_mod, text });
+        }
+    }
+}
+
+/// Every path the text names from `crate::` or `super::`, braces expanded.
+fn paths(text: &str) -> Vec<(bool, Vec<String>)> {
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    for anchor in ["crate::", "super::"] {
+        let mut from = 0;
+        while let Some(i) = text[from..].find(anchor) {
+            let start = from + i;
+            from = start + anchor.len();
+            if start > 0 && (b[start - 1].is_ascii_alphanumeric() || b[start - 1] == b'_' || b[start - 1] == b':') {
+                continue;
+            }
+            let mut head = vec![];
+            // `super::super::x`
+            let mut rest = &text[start..];
+            let relative = anchor == "super::";
+            while let Some(r) = rest.strip_prefix("super::") {
+                head.push("super".to_string());
+                rest = r;
+            }
+            if !relative {
+                rest = &rest["crate::".len()..];
+            }
+            expand(rest, head, &mut |p| out.push((relative, p)));
+        }
+    }
+    out
+}
+
+/// Expand `a::b::{c, d::e}` after `prefix` into full paths.
+fn expand(text: &str, prefix: Vec<String>, emit: &mut dyn FnMut(Vec<String>)) {
+    let mut path = prefix;
+    let mut rest = text;
+    loop {
+        let n = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        if n == 0 {
+            if let Some(inner) = rest.strip_prefix('{') {
+                let mut depth = 1;
+                let mut end = 0;
+                for (i, c) in inner.char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = i;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let mut depth = 0;
+                let mut item_start = 0;
+                let body = &inner[..end];
+                for (i, c) in body.char_indices().chain([(body.len(), ',')]) {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => {
+                            let item = body[item_start..i].trim();
+                            if !item.is_empty() && item != "self" {
+                                expand(item, path.clone(), emit);
+                            }
+                            item_start = i + 1;
+                        }
+                        _ => {}
+                    }
+                }
+                return;
+            }
+            break;
+        }
+        path.push(rest[..n].to_string());
+        rest = &rest[n..];
+        match rest.strip_prefix("::") {
+            Some(r) => rest = r,
+            None => break,
+        }
+    }
+    emit(path);
+}
+
+/// Resolve a path to an absolute module path: `super` against `base`.
+fn absolute(relative: bool, p: &[String], base: &[String]) -> Vec<String> {
+    if !relative {
+        return p.to_vec();
+    }
+    let mut m = base.to_vec();
+    let mut i = 0;
+    while i < p.len() && p[i] == "super" {
+        m.pop();
+        i += 1;
+    }
+    m.extend_from_slice(&p[i..]);
+    m
+}
+
+#[test]
+fn layers_and_submodules_form_a_dag() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &[], &mut files);
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| f.module.clone()).collect();
+    // Re-exports of each module's mod.rs: item name -> the child it comes from.
+    let mut reexports: BTreeMap<Vec<String>, BTreeMap<String, String>> = BTreeMap::new();
+    for f in files.iter().filter(|f| f.is_mod) {
+        for line in f.text.lines().filter(|l| l.trim_start().starts_with("pub use ")) {
+            let body = line.trim_start()["pub use ".len()..].trim_end_matches(';');
+            let first = body.split("::").next().unwrap().to_string();
+            if first == "crate" || first == "super" {
+                continue;
+            }
+            expand(body, vec![], &mut |p| {
+                if let Some(item) = p.last() {
+                    reexports.entry(f.module.clone()).or_default().insert(item.clone(), first.clone());
+                }
+            });
+        }
+    }
+    let mut problems = Vec::new();
+    // Sibling edges: (parent, from child, to child).
+    let mut edges: BTreeMap<Vec<String>, BTreeSet<(String, String)>> = BTreeMap::new();
+    for f in &files {
+        let own_layer = f.module.first().cloned().unwrap_or_default();
+        for (relative, p) in paths(&f.text) {
+            // `super` is the parent of the file's module (a mod.rs's module is its folder).
+            let target = absolute(relative, &p, &f.module);
+            let Some(layer) = target.first() else { continue };
+            if let (Some(a), Some(b)) = (LAYERS.iter().position(|l| *l == own_layer), LAYERS.iter().position(|l| l == layer)) {
+                if b > a {
+                    problems.push(format!("{} uses {} (a higher layer)", f.module.join("/"), target.join("::")));
+                }
+            }
+            // Sibling dependencies: for every common ancestor, the child on each side.
+            for depth in 0..f.module.len() {
+                let parent = &f.module[..depth];
+                if target.len() <= depth || target[..depth] != *parent {
+                    continue;
+                }
+                let from = &f.module[depth];
+                let mut to = target[depth].clone();
+                if !modules.iter().any(|m| m.len() > depth && m[..depth] == *parent && m[depth] == to) {
+                    // An item of the parent module: a child's re-export, or its own.
+                    match reexports.get(parent).and_then(|r| r.get(&to)) {
+                        Some(child) => to = child.clone(),
+                        None => continue,
+                    }
+                }
+                if *from != to {
+                    edges.entry(parent.to_vec()).or_default().insert((from.clone(), to));
+                }
+            }
+        }
+    }
+    for (parent, es) in &edges {
+        // Cycle search by depth-first search over the children of `parent`.
+        let nodes: BTreeSet<&String> = es.iter().flat_map(|(a, b)| [a, b]).collect();
+        let mut state: BTreeMap<&String, u8> = BTreeMap::new();
+        fn visit<'a>(n: &'a String, es: &'a BTreeSet<(String, String)>, st: &mut BTreeMap<&'a String, u8>, stack: &mut Vec<&'a String>) -> Option<Vec<String>> {
+            match st.get(n) {
+                Some(1) => {
+                    let i = stack.iter().position(|x| *x == n).unwrap();
+                    return Some(stack[i..].iter().map(|s| s.to_string()).chain([n.clone()]).collect());
+                }
+                Some(2) => return None,
+                _ => {}
+            }
+            st.insert(n, 1);
+            stack.push(n);
+            for (a, b) in es {
+                if a == n {
+                    if let Some(c) = visit(b, es, st, stack) {
+                        return Some(c);
+                    }
+                }
+            }
+            stack.pop();
+            st.insert(n, 2);
+            None
+        }
+        for n in nodes {
+            if let Some(cycle) = visit(n, es, &mut state, &mut Vec::new()) {
+                problems.push(format!("in {}: submodules depend on each other: {}", if parent.is_empty() { "crate".into() } else { parent.join("/") }, cycle.join(" -> ")));
+                break;
+            }
+        }
+    }
+    assert!(problems.is_empty(), "layering broken:\n{}", problems.join("\n"));
+    // The check sees the crate: every layer has files, and some sibling edges exist.
+    for l in LAYERS {
+        assert!(files.iter().any(|f| f.module.first().map(String::as_str) == Some(*l)), "no files for layer {l}");
+    }
+    assert!(edges.get(&vec!["transport".to_string()]).is_some_and(|e| e.contains(&("tcp".into(), "cc".into()))));
+}
+
+#[test]
+fn the_parser_sees_grouped_and_nested_imports() {
+    let p = paths("use crate::net::{Graph, link::{LinkConfig, Link}};\nlet x = super::super::engine::SimTime(1);");
+    let flat: Vec<String> = p.iter().map(|(r, v)| format!("{}{}", if *r { "~" } else { "" }, v.join("::"))).collect();
+    assert_eq!(flat, vec!["net::Graph", "net::link::LinkConfig", "net::link::Link", "~super::super::engine::SimTime"]);
+}
