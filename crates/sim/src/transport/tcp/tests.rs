@@ -350,3 +350,127 @@ fn receiver_acks_out_of_order_at_once_and_jumps_on_repair() {
     assert!(t.receiver_done());
     assert_eq!(out[0].seq, 5000); // the last segment is acknowledged at once
 }
+
+/// A controller that records what the machinery tells it.
+#[derive(Clone, Debug, Default)]
+struct Probe {
+    acks: std::sync::Arc<std::sync::Mutex<Vec<crate::transport::cc::Ack>>>,
+    events: std::sync::Arc<std::sync::Mutex<Vec<crate::transport::cc::Congestion>>>,
+    deadline: Option<SimTime>,
+    fired: std::sync::Arc<std::sync::Mutex<Vec<SimTime>>>,
+    ignore_ecn: bool,
+}
+
+impl crate::transport::cc::CongestionControl for Probe {
+    fn on_ack(&mut self, _w: &mut Window, ack: &crate::transport::cc::Ack) {
+        self.acks.lock().unwrap().push(*ack);
+    }
+    fn on_congestion(&mut self, w: &Window, ev: crate::transport::cc::Congestion, flight: u64) -> u64 {
+        self.events.lock().unwrap().push(ev);
+        if self.ignore_ecn && ev == crate::transport::cc::Congestion::Ecn {
+            return w.cwnd;
+        }
+        (flight / 2).max(2 * w.mss)
+    }
+    fn deadline(&self) -> Option<SimTime> {
+        self.deadline
+    }
+    fn on_deadline(&mut self, w: &mut Window, now: SimTime) {
+        self.fired.lock().unwrap().push(now);
+        w.cwnd += w.mss;
+        self.deadline = None;
+    }
+}
+
+fn probed(probe: &Probe, p: &TcpParams) -> Tcp {
+    Tcp::new(EP, u64::MAX, Cc::Custom(Box::new(probe.clone())), p)
+}
+
+#[test]
+fn controllers_see_every_ack_with_its_samples() {
+    let p = params();
+    let probe = Probe::default();
+    let mut t = probed(&probe, &p);
+    let mut out = Vec::new();
+    t.try_send(ms(0), &p, &mut out); // 4 segments
+    let mut a = ack(1000, ms(0), false);
+    a.owd = ms(30);
+    t.on_ack(&a, ms(100), &p, &mut out);
+    for k in 0..3 {
+        let mut d = ack(1000, ms(0), false);
+        d.owd = ms(31 + k);
+        t.on_ack(&d, ms(101 + k), &p, &mut out);
+    }
+    let acks = probe.acks.lock().unwrap().clone();
+    assert_eq!(acks.len(), 4);
+    // New data: RTT and one-way delay; cwnd-limited (4 segments out with cwnd 4).
+    assert_eq!((acks[0].bytes_acked, acks[0].rtt, acks[0].one_way_delay), (1000, Some(ms(100)), Some(ms(30))));
+    assert!(acks[0].cwnd_limited && !acks[0].in_recovery && acks[0].flight == 4000);
+    // Duplicates: no bytes, no RTT sample, but their one-way delays; the third starts recovery.
+    assert_eq!(acks[1..].iter().map(|a| (a.bytes_acked, a.rtt)).collect::<Vec<_>>(), vec![(0, None); 3]);
+    assert_eq!(acks[3].one_way_delay, Some(ms(33)));
+    assert_eq!(acks.iter().map(|a| a.in_recovery).collect::<Vec<_>>(), vec![false, false, false, true]);
+    assert_eq!(*probe.events.lock().unwrap(), vec![crate::transport::cc::Congestion::Loss]);
+    // A timeout during recovery is reported as a repeated reduction.
+    t.on_rto(ms(2000), &p, &mut out);
+    assert_eq!(probe.events.lock().unwrap()[1], crate::transport::cc::Congestion::Timeout { repeated: true });
+}
+
+#[test]
+fn controller_deadlines_become_the_connection_timer() {
+    let p = params();
+    let probe = Probe { deadline: Some(ms(20)), ..Probe::default() };
+    let mut t = probed(&probe, &p);
+    let mut out = Vec::new();
+    t.open(ms(0), &p, &mut out);
+    assert_eq!(t.cc_timer.deadline(), Some(ms(20)));
+    assert_eq!(out.len(), 4);
+    out.clear();
+    // The deadline: the controller opens the window by one segment, which goes out at once.
+    t.on_cc_deadline(ms(20), &p, &mut out);
+    assert_eq!(*probe.fired.lock().unwrap(), vec![ms(20)]);
+    assert_eq!((t.w.cwnd, out.len(), t.cc_timer.deadline()), (5 * MSS, 1, None));
+}
+
+#[test]
+fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
+    use crate::net::packet::{CE, CWR, ECE};
+    let p = params();
+    for ignore_ecn in [false, true] {
+        let probe = Probe { ignore_ecn, ..Probe::default() };
+        let mut t = probed(&probe, &p);
+        t.w.cwnd = 10 * MSS;
+        let mut out = Vec::new();
+        t.try_send(ms(0), &p, &mut out); // segments 0..10
+        out.clear();
+        let ece = |seq| Packet { flags: ACK | ECE, ..ack(seq, ms(0), false) };
+        t.on_ack(&ece(1000), ms(100), &p, &mut out);
+        // RFC 3168 §6.1.2: ssthresh = cwnd = half of the flight (9 segments out), once.
+        let (cwnd, ss) = if ignore_ecn { (10 * MSS, u64::MAX) } else { (4500, 4500) };
+        assert_eq!((t.w.cwnd, t.w.ssthresh), (cwnd, ss), "ignore_ecn = {ignore_ecn}");
+        t.on_ack(&ece(2000), ms(101), &p, &mut out);
+        assert_eq!(probe.events.lock().unwrap().len(), 1); // not again within the window
+        // The next new segment carries CWR (none if the mark was ignored).
+        t.on_ack(&ack(7000, ms(0), false), ms(102), &p, &mut out);
+        assert!(!out.is_empty());
+        let cwr = out.iter().any(|s| s.flags & CWR != 0);
+        assert_eq!(cwr, !ignore_ecn);
+    }
+    // The receiver echoes CE on every ACK until it sees CWR.
+    let mut r = conn(u64::MAX);
+    let mut out = Vec::new();
+    r.on_data(&Packet { flags: CE, ..data(0, 1000, ms(1)) }, ms(10), &p, &mut out);
+    r.on_data(&data(1000, 1000, ms(2)), ms(11), &p, &mut out);
+    r.on_data(&Packet { flags: CWR, ..data(2000, 1000, ms(3)) }, ms(12), &p, &mut out);
+    assert_eq!(out.iter().map(|a| a.flags & ECE != 0).collect::<Vec<_>>(), vec![true, true, false]);
+}
+
+#[test]
+fn acks_carry_the_one_way_delay_of_the_segment_that_triggered_them() {
+    let p = params();
+    let mut r = conn(u64::MAX);
+    let mut out = Vec::new();
+    r.on_data(&data(0, 1000, ms(1)), ms(26), &p, &mut out);
+    r.on_data(&data(2000, 1000, ms(2)), ms(40), &p, &mut out); // out of order
+    assert_eq!(out.iter().map(|a| a.owd).collect::<Vec<_>>(), vec![ms(25), ms(38)]);
+}
