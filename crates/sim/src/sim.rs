@@ -183,11 +183,7 @@ impl Simulation {
         self.schedule_initial();
         let end = self.cfg.duration;
         let mut stopped_early = false;
-        while let Some(t) = self.queue.peek_time() {
-            if t > end {
-                break;
-            }
-            let (t, ev) = self.queue.pop().expect("peeked");
+        while let Some((t, ev)) = self.queue.pop_until(end) {
             // Invariant: time never goes back (checked in every build; one compare per event).
             assert!(t >= self.now, "time went back from {} to {}", self.now, t);
             self.now = t;
@@ -289,12 +285,12 @@ impl Simulation {
     /// Send what a TCP connection produced and arm its timers.
     #[inline]
     fn after_tcp(&mut self, slot: u32) {
-        let mut out = std::mem::take(&mut self.out);
-        for pkt in out.drain(..) {
-            self.counters.sent += 1;
+        for i in 0..self.out.len() {
+            let pkt = self.out[i];
             self.forward(pkt);
         }
-        self.out = out;
+        self.counters.sent += self.out.len() as u64;
+        self.out.clear();
         if let Some(Conn::Tcp(tcp)) = self.conns[slot as usize].as_mut() {
             let flow = tcp.ep.flow;
             let ev = |timer| Event::Timer(Owner::Conn { slot, flow, timer });
@@ -304,16 +300,22 @@ impl Simulation {
         }
     }
 
-    /// Put a packet on the next link of its route.
+    /// Put a packet on the first link of its route.
     #[inline]
-    fn forward(&mut self, mut pkt: Packet) {
-        let l = self.routes.link(pkt.route, pkt.hop).expect("a packet forwarded past its route's end");
+    fn forward(&mut self, pkt: Packet) {
+        let l = self.routes.link(pkt.route, pkt.hop).expect("a packet sent on an empty route");
+        self.offer(l, pkt);
+    }
+
+    /// Offer a packet to link `l`.
+    #[inline]
+    fn offer(&mut self, l: u32, mut pkt: Packet) {
         let link = &mut self.links[l as usize];
         match link.offer(self.now, pkt.size) {
-            Some(at) => {
+            Some(admitted) => {
                 pkt.hop += 1;
                 let stamp = self.queue.stamp();
-                if link.put_on_wire(self.now, at, stamp, pkt) {
+                if let Some(at) = link.put_on_wire(self.now, admitted, stamp, pkt) {
                     self.queue.push_stamped(at, stamp, Event::Arrival(l));
                 }
             }
@@ -324,8 +326,8 @@ impl Simulation {
     /// A packet reaches the far end of a link: the next link, or its endpoint.
     #[inline]
     fn arrive(&mut self, pkt: Packet) {
-        if self.routes.link(pkt.route, pkt.hop).is_some() {
-            self.forward(pkt);
+        if let Some(l) = self.routes.link(pkt.route, pkt.hop) {
+            self.offer(l, pkt);
             return;
         }
         self.counters.delivered += 1;

@@ -10,7 +10,7 @@ use super::timer::{Firing, Timer};
 use super::SimTime;
 
 /// The order of an event among events at the same time (earlier stamp first).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Stamp(u64);
 
 #[derive(Clone, Copy)]
@@ -127,7 +127,18 @@ impl<E: Copy> EventQueue<E> {
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let e = if self.timers.peek_key() < self.events.peek_key() { self.timers.pop() } else { self.events.pop() }?;
+        self.pop_until(SimTime::MAX)
+    }
+
+    /// Remove and return the earliest event if it is due at or before `end`.
+    #[inline]
+    pub fn pop_until(&mut self, end: SimTime) -> Option<(SimTime, E)> {
+        let (t, e) = (self.timers.peek_key(), self.events.peek_key());
+        let first = t.min(e);
+        if first == u128::MAX || (first >> 64) as u64 > end.0 {
+            return None;
+        }
+        let e = if t < e { self.timers.pop() } else { self.events.pop() }?;
         Some((SimTime((e.key >> 64) as u64), e.event))
     }
 

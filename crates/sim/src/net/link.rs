@@ -10,9 +10,9 @@
 //! at any instant, exactly.
 use super::packet::Packet;
 use super::queue::{Queue, Verdict};
+use super::ring::Ring;
 use crate::engine::{SimTime, Stamp};
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// A link of a validated scenario, in SI units.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -59,8 +59,17 @@ pub struct ArrivalRecord {
     pub dropped: bool,
 }
 
+/// When an admitted packet starts transmission, for how long, and when it arrives
+/// at the far end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Admitted {
+    pub start: SimTime,
+    pub tx: SimTime,
+    pub arrival: SimTime,
+}
+
 /// A packet on the wire: admitted, and waiting, in transmission or propagating.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct OnWire {
     start: SimTime,
     arrival: SimTime,
@@ -81,7 +90,7 @@ pub struct Link {
     pub rate_bps: u64,
     pub delay: SimTime,
     pub queue: Queue,
-    wire: VecDeque<OnWire>,
+    wire: Ring<OnWire>,
     /// How many packets at the front of the wire have started transmission.
     started: usize,
     /// Bytes of the waiting packets.
@@ -104,7 +113,7 @@ impl Link {
             rate_bps: cfg.rate_bps,
             delay: cfg.delay,
             queue: cfg.queue.clone(),
-            wire: VecDeque::new(),
+            wire: Ring::default(),
             started: 0,
             q_bytes: 0,
             busy_until: SimTime::ZERO,
@@ -145,7 +154,7 @@ impl Link {
     /// if it starts in that period. Summing per packet gives exactly the integral of
     /// the queue length over time, with no work as packets leave the queue.
     #[inline]
-    fn account(&mut self, now: SimTime, start: SimTime, size: u32) {
+    fn account(&mut self, now: SimTime, start: SimTime, tx: SimTime, size: u32) {
         let (from, to) = (now.max(self.warmup), start.min(self.end));
         if to > from {
             let dt = (to.0 - from.0) as u128;
@@ -153,7 +162,6 @@ impl Link {
             self.stats.queue_area_bytes += size as u128 * dt;
         }
         if start >= self.warmup && start < self.end {
-            let tx = self.tx_time(size);
             self.stats.packets_sent += 1;
             self.stats.bytes_sent += size as u64;
             self.stats.busy_ns += tx.0.min(self.end.0 - start.0) as u128;
@@ -172,11 +180,11 @@ impl Link {
         }
     }
 
-    /// A packet reaches the link at `now`: the queue discipline admits it (returning
-    /// when it will reach the far end) or drops it (None). An admitted packet must
-    /// then be put on the wire with [`Link::put_on_wire`].
+    /// A packet reaches the link at `now`: the queue discipline admits it or drops
+    /// it (None). An admitted packet must then be put on the wire with
+    /// [`Link::put_on_wire`].
     #[inline]
-    pub fn offer(&mut self, now: SimTime, size: u32) -> Option<SimTime> {
+    pub fn offer(&mut self, now: SimTime, size: u32) -> Option<Admitted> {
         self.advance(now);
         let q_packets = (self.wire.len() - self.started) as u64;
         let verdict = self.queue.admit(q_packets, self.q_bytes, size);
@@ -196,17 +204,19 @@ impl Link {
             }
             return None;
         }
-        Some(self.busy_until.max(now) + self.tx_time(size) + self.delay)
+        let start = self.busy_until.max(now);
+        let tx = self.tx_time(size);
+        Some(Admitted { start, tx, arrival: start + tx + self.delay })
     }
 
-    /// Put a packet admitted at `now` by [`Link::offer`] on the wire, arriving at
-    /// `arrival`, ordered among simultaneous events by `stamp`. Returns true if it is
-    /// the head of the wire (the link then needs an event at `arrival`).
+    /// Put a packet admitted at `now` by [`Link::offer`] on the wire, ordered among
+    /// simultaneous events by `stamp`. If it is the head of the wire, returns its
+    /// arrival time: the link then needs an event at that time.
     #[inline]
-    pub fn put_on_wire(&mut self, now: SimTime, arrival: SimTime, stamp: Stamp, pkt: Packet) -> bool {
-        let start = self.busy_until.max(now);
-        self.busy_until = start + self.tx_time(pkt.size);
-        self.account(now, start, pkt.size);
+    pub fn put_on_wire(&mut self, now: SimTime, a: Admitted, stamp: Stamp, pkt: Packet) -> Option<SimTime> {
+        let Admitted { start, tx, arrival } = a;
+        self.busy_until = start + tx;
+        self.account(now, start, tx, pkt.size);
         let head = self.wire.is_empty();
         self.wire.push_back(OnWire { start, arrival, stamp, pkt });
         if start > now {
@@ -222,18 +232,22 @@ impl Link {
         } else {
             self.started += 1;
         }
-        head
+        head.then_some(arrival)
     }
 
     /// The head of the wire reaches the far end at `now`: returns it, and the arrival
     /// time and stamp of the next packet on the wire, if any.
     #[inline]
     pub fn deliver(&mut self, now: SimTime) -> (Packet, Option<(SimTime, Stamp)>) {
-        // The head arrives after its transmission ended: it has started.
-        self.advance(now);
         let head = self.wire.pop_front().expect("a link event with an empty wire");
-        debug_assert!(self.started > 0 && head.arrival == now);
-        self.started -= 1;
+        debug_assert!(head.arrival == now);
+        // The head arrives after its transmission ended: it has started, though the
+        // cursor may not know it yet.
+        if self.started > 0 {
+            self.started -= 1;
+        } else {
+            self.q_bytes -= head.pkt.size as u64;
+        }
         (head.pkt, self.wire.front().map(|w| (w.arrival, w.stamp)))
     }
 
@@ -282,9 +296,9 @@ mod tests {
         let mut heads = 0;
         for (k, want) in [(0, Some(11)), (1, Some(12)), (2, Some(13)), (3, None)] {
             let got = l.offer(t0, 1000);
-            assert_eq!(got, want.map(SimTime::from_millis));
-            if let Some(at) = got {
-                heads += l.put_on_wire(t0, at, q.stamp(), pkt(k, 1000)) as usize;
+            assert_eq!(got.map(|a| a.arrival), want.map(SimTime::from_millis));
+            if let Some(a) = got {
+                heads += l.put_on_wire(t0, a, q.stamp(), pkt(k, 1000)).is_some() as usize;
             }
         }
         assert_eq!(heads, 1); // only the first packet needed an event

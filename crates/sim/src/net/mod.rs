@@ -2,9 +2,10 @@
 pub mod link;
 pub mod packet;
 pub mod queue;
+pub mod ring;
 pub mod topology;
 
-pub use link::{ArrivalRecord, Link, LinkConfig, LinkStats};
+pub use link::{Admitted, ArrivalRecord, Link, LinkConfig, LinkStats};
 pub use packet::Packet;
 pub use queue::{DropTail, Queue, Verdict};
 pub use topology::{Graph, RouteFault, Routes};

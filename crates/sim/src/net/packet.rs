@@ -19,7 +19,7 @@ pub const ECE: u8 = 64;
 pub const CWR: u8 = 128;
 
 /// One packet on the wire (48 bytes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Packet {
     /// Data: first payload byte. ACK: cumulative acknowledgment (next byte expected).
     /// SYN and SYN-ACK: 0. Datagram: first byte of the sender's stream.
