@@ -10,7 +10,7 @@ use crate::engine::{EventQueue, Firing, SimTime, Timer};
 use crate::metrics::series::{ACTIVE_FLOWS, QUEUE_BYTES, QUEUE_PACKETS, THROUGHPUT_BPS};
 use crate::metrics::{ArrivalTable, FlowRecord, FlowTable, LinkRow, RunResult, Scalar, Series};
 use crate::net::packet::{DATAGRAM, SYN};
-use crate::net::{Link, Packet, Routes};
+use crate::net::{Link, Offer, Packet, Routes};
 use crate::traffic::{Batch, Source};
 use crate::transport::cc::{Cc, Registry};
 use crate::transport::rate::RateSender;
@@ -307,19 +307,16 @@ impl Simulation {
         self.offer(l, pkt);
     }
 
-    /// Offer a packet to link `l`.
+    /// Offer a packet to link `l`. Its stamp orders its arrival among simultaneous
+    /// events as if it had been scheduled now (a dropped packet's stamp goes unused,
+    /// which changes no order).
     #[inline]
-    fn offer(&mut self, l: u32, mut pkt: Packet) {
-        let link = &mut self.links[l as usize];
-        match link.offer(self.now, pkt.size) {
-            Some(admitted) => {
-                pkt.hop += 1;
-                let stamp = self.queue.stamp();
-                if let Some(at) = link.put_on_wire(self.now, admitted, stamp, pkt) {
-                    self.queue.push_stamped(at, stamp, Event::Arrival(l));
-                }
-            }
-            None => self.counters.dropped += 1,
+    fn offer(&mut self, l: u32, pkt: Packet) {
+        let stamp = self.queue.stamp();
+        match self.links[l as usize].offer(self.now, pkt, stamp) {
+            Offer::Head(at) => self.queue.push_stamped(at, stamp, Event::Arrival(l)),
+            Offer::Queued => {}
+            Offer::Dropped => self.counters.dropped += 1,
         }
     }
 

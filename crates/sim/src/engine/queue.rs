@@ -28,29 +28,31 @@ struct Heap<E> {
 impl<E: Copy> Heap<E> {
     #[inline]
     fn push(&mut self, entry: Entry<E>) {
-        let mut i = self.v.len();
         self.v.push(entry);
+        let v = &mut self.v[..];
+        let mut i = v.len() - 1;
         // Sift up with a hole: move parents down until the entry's place is found.
         while i > 0 {
             let parent = (i - 1) / 2;
-            if self.v[parent].key <= entry.key {
+            if v[parent].key <= entry.key {
                 break;
             }
-            self.v[i] = self.v[parent];
+            v[i] = v[parent];
             i = parent;
         }
-        self.v[i] = entry;
+        v[i] = entry;
     }
 
     #[inline]
     fn pop(&mut self) -> Option<Entry<E>> {
         let last = self.v.pop()?;
-        if self.v.is_empty() {
+        let v = &mut self.v[..];
+        let n = v.len();
+        if n == 0 {
             return Some(last);
         }
-        let top = self.v[0];
+        let top = v[0];
         // Sift the last entry down from the root with a hole.
-        let n = self.v.len();
         let mut i = 0;
         loop {
             let l = 2 * i + 1;
@@ -58,14 +60,14 @@ impl<E: Copy> Heap<E> {
                 break;
             }
             let r = l + 1;
-            let c = if r < n && self.v[r].key < self.v[l].key { r } else { l };
-            if last.key <= self.v[c].key {
+            let c = if r < n && v[r].key < v[l].key { r } else { l };
+            if last.key <= v[c].key {
                 break;
             }
-            self.v[i] = self.v[c];
+            v[i] = v[c];
             i = c;
         }
-        self.v[i] = last;
+        v[i] = last;
         Some(top)
     }
 

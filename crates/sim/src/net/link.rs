@@ -59,13 +59,15 @@ pub struct ArrivalRecord {
     pub dropped: bool,
 }
 
-/// When an admitted packet starts transmission, for how long, and when it arrives
-/// at the far end.
+/// What became of a packet offered to a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Admitted {
-    pub start: SimTime,
-    pub tx: SimTime,
-    pub arrival: SimTime,
+pub enum Offer {
+    /// The queue discipline dropped it.
+    Dropped,
+    /// On the wire behind other packets.
+    Queued,
+    /// On the wire, at its head: the link needs an event at this arrival time.
+    Head(SimTime),
 }
 
 /// A packet on the wire: admitted, and waiting, in transmission or propagating.
@@ -180,12 +182,12 @@ impl Link {
         }
     }
 
-    /// A packet reaches the link at `now`: the queue discipline admits it or drops
-    /// it (None). An admitted packet must then be put on the wire with
-    /// [`Link::put_on_wire`].
+    /// A packet reaches the link at `now`: the queue discipline drops it, or admits it
+    /// to the wire, ordered among simultaneous events by `stamp`.
     #[inline]
-    pub fn offer(&mut self, now: SimTime, size: u32) -> Option<Admitted> {
+    pub fn offer(&mut self, now: SimTime, mut pkt: Packet, stamp: Stamp) -> Offer {
         self.advance(now);
+        let size = pkt.size;
         let q_packets = (self.wire.len() - self.started) as u64;
         let verdict = self.queue.admit(q_packets, self.q_bytes, size);
         if self.record_arrivals && now >= self.warmup {
@@ -202,25 +204,18 @@ impl Link {
                 self.stats.drops += 1;
                 self.stats.bytes_dropped += size as u64;
             }
-            return None;
+            return Offer::Dropped;
         }
         let start = self.busy_until.max(now);
         let tx = self.tx_time(size);
-        Some(Admitted { start, tx, arrival: start + tx + self.delay })
-    }
-
-    /// Put a packet admitted at `now` by [`Link::offer`] on the wire, ordered among
-    /// simultaneous events by `stamp`. If it is the head of the wire, returns its
-    /// arrival time: the link then needs an event at that time.
-    #[inline]
-    pub fn put_on_wire(&mut self, now: SimTime, a: Admitted, stamp: Stamp, pkt: Packet) -> Option<SimTime> {
-        let Admitted { start, tx, arrival } = a;
+        let arrival = start + tx + self.delay;
         self.busy_until = start + tx;
-        self.account(now, start, tx, pkt.size);
+        self.account(now, start, tx, size);
         let head = self.wire.is_empty();
+        pkt.hop += 1;
         self.wire.push_back(OnWire { start, arrival, stamp, pkt });
         if start > now {
-            self.q_bytes += pkt.size as u64;
+            self.q_bytes += size as u64;
             let (qp, qb) = ((self.wire.len() - self.started) as u64, self.q_bytes);
             let s = &mut self.stats;
             s.peak_packets_all = s.peak_packets_all.max(qp);
@@ -232,7 +227,11 @@ impl Link {
         } else {
             self.started += 1;
         }
-        head.then_some(arrival)
+        if head {
+            Offer::Head(arrival)
+        } else {
+            Offer::Queued
+        }
     }
 
     /// The head of the wire reaches the far end at `now`: returns it, and the arrival
@@ -293,15 +292,12 @@ mod tests {
         let mut l = link(2);
         let mut q: EventQueue<()> = EventQueue::new();
         let t0 = SimTime::ZERO;
-        let mut heads = 0;
-        for (k, want) in [(0, Some(11)), (1, Some(12)), (2, Some(13)), (3, None)] {
-            let got = l.offer(t0, 1000);
-            assert_eq!(got.map(|a| a.arrival), want.map(SimTime::from_millis));
-            if let Some(a) = got {
-                heads += l.put_on_wire(t0, a, q.stamp(), pkt(k, 1000)).is_some() as usize;
-            }
+        let mut offers = Vec::new();
+        for k in 0..4 {
+            offers.push(l.offer(t0, pkt(k, 1000), q.stamp()));
         }
-        assert_eq!(heads, 1); // only the first packet needed an event
+        // Only the first packet needs an event; the fourth finds two waiting.
+        assert_eq!(offers, vec![Offer::Head(SimTime::from_millis(11)), Offer::Queued, Offer::Queued, Offer::Dropped]);
         assert_eq!(l.stats.drops, 1);
         l.advance(SimTime::from_millis(1));
         assert_eq!(l.queue_len(), (1, 1000));
@@ -314,7 +310,7 @@ mod tests {
         assert_eq!(l.stats.packets_sent, 3);
         // Deliveries come out in order, each naming the next head's arrival.
         let (p, next) = l.deliver(SimTime::from_millis(11));
-        assert_eq!((p.seq, next.map(|n| n.0)), (0, Some(SimTime::from_millis(12))));
+        assert_eq!((p.seq, p.hop, next.map(|n| n.0)), (0, 1, Some(SimTime::from_millis(12))));
         let (p, _) = l.deliver(SimTime::from_millis(12));
         let (p2, next) = l.deliver(SimTime::from_millis(13));
         assert_eq!((p.seq, p2.seq, next), (1, 2, None));

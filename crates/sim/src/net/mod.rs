@@ -5,7 +5,7 @@ pub mod queue;
 pub mod ring;
 pub mod topology;
 
-pub use link::{Admitted, ArrivalRecord, Link, LinkConfig, LinkStats};
+pub use link::{ArrivalRecord, Link, LinkConfig, LinkStats, Offer};
 pub use packet::Packet;
 pub use queue::{DropTail, Queue, Verdict};
 pub use topology::{Graph, RouteFault, Routes};
