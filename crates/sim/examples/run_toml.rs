@@ -14,10 +14,14 @@ fn main() {
             std::process::exit(2);
         }
     };
+    let cpu0 = thread_cpu_s();
     let r = Simulation::new(cfg, warnings).run(&mut |_| true);
+    let cpu = thread_cpu_s() - cpu0;
     for (k, v) in &r.summary {
         println!("{k:40} {v:?}");
     }
+    // CPU time of the simulation alone (building it, running it, making its tables).
+    println!("{:40} Num({cpu})", "cpu_time_s");
     // Peak resident memory of this process (Linux), for bench/engine.py.
     if let Ok(status) = std::fs::read_to_string("/proc/self/status") {
         if let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:")) {
@@ -25,6 +29,17 @@ fn main() {
         }
     }
     for l in &r.links {
-        println!("{} util {:.4} drops {} meanq {:.2} maxq {}", l.name, l.utilization, l.drops, l.mean_queue_packets, l.max_queue_packets);
+        println!(
+            "link {} packets_sent {} util {:.4} drops {} meanq {:.2} maxq {}",
+            l.name, l.packets_sent, l.utilization, l.drops, l.mean_queue_packets, l.max_queue_packets
+        );
     }
+}
+
+/// CPU seconds used by this thread (Linux: CLOCK_THREAD_CPUTIME_ID).
+fn thread_cpu_s() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec into the pointer it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }

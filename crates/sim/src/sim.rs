@@ -183,7 +183,7 @@ impl Simulation {
         self.schedule_initial();
         let end = self.cfg.duration;
         let mut stopped_early = false;
-        while let Some((t, ev)) = self.queue.pop_until(end) {
+        while let Some((t, ev)) = self.queue.peek_until(end) {
             // Invariant: time never goes back (checked in every build; one compare per event).
             assert!(t >= self.now, "time went back from {} to {}", self.now, t);
             self.now = t;
@@ -207,14 +207,20 @@ impl Simulation {
         match ev {
             Event::Arrival(l) => {
                 let (pkt, next) = self.links[l as usize].deliver(self.now);
-                if let Some((at, stamp)) = next {
-                    self.queue.push_stamped(at, stamp, Event::Arrival(l));
+                match next {
+                    Some((at, stamp)) => self.queue.reschedule(at, stamp),
+                    None => self.queue.take(),
                 }
                 self.arrive(pkt);
             }
-            Event::Timer(Owner::Conn { slot, flow, timer }) => self.conn_timer(slot, flow, timer),
-            Event::Timer(Owner::Source(ci)) => self.source_fired(ci),
-            Event::Timer(Owner::Recorder) => self.sample(),
+            Event::Timer(owner) => {
+                self.queue.take();
+                match owner {
+                    Owner::Conn { slot, flow, timer } => self.conn_timer(slot, flow, timer),
+                    Owner::Source(ci) => self.source_fired(ci),
+                    Owner::Recorder => self.sample(),
+                }
+            }
         }
     }
 

@@ -70,11 +70,11 @@ pub enum Offer {
     Head(SimTime),
 }
 
-/// A packet on the wire: admitted, and waiting, in transmission or propagating.
+/// A packet on the wire: admitted, and waiting, in transmission or propagating
+/// (64 bytes: a cache line; its arrival is start + serialization + delay).
 #[derive(Clone, Copy, Debug, Default)]
 struct OnWire {
     start: SimTime,
-    arrival: SimTime,
     stamp: Stamp,
     pkt: Packet,
 }
@@ -213,7 +213,7 @@ impl Link {
         self.account(now, start, tx, size);
         let head = self.wire.is_empty();
         pkt.hop += 1;
-        self.wire.push_back(OnWire { start, arrival, stamp, pkt });
+        self.wire.push_back(OnWire { start, stamp, pkt });
         if start > now {
             self.q_bytes += size as u64;
             let (qp, qb) = ((self.wire.len() - self.started) as u64, self.q_bytes);
@@ -239,7 +239,7 @@ impl Link {
     #[inline]
     pub fn deliver(&mut self, now: SimTime) -> (Packet, Option<(SimTime, Stamp)>) {
         let head = self.wire.pop_front().expect("a link event with an empty wire");
-        debug_assert!(head.arrival == now);
+        debug_assert!(head.start + self.tx_time(head.pkt.size) + self.delay == now);
         // The head arrives after its transmission ended: it has started, though the
         // cursor may not know it yet.
         if self.started > 0 {
@@ -247,7 +247,8 @@ impl Link {
         } else {
             self.q_bytes -= head.pkt.size as u64;
         }
-        (head.pkt, self.wire.front().map(|w| (w.arrival, w.stamp)))
+        let next = self.wire.front().map(|w| (w.start, w.stamp, w.pkt.size));
+        (head.pkt, next.map(|(start, stamp, size)| (start + self.tx_time(size) + self.delay, stamp)))
     }
 
     /// Packets and bytes waiting at the time of the last `advance`.
@@ -315,6 +316,11 @@ mod tests {
         let (p2, next) = l.deliver(SimTime::from_millis(13));
         assert_eq!((p.seq, p2.seq, next), (1, 2, None));
         assert_eq!(l.in_flight(), 0);
+    }
+
+    #[test]
+    fn wire_entries_fill_one_cache_line() {
+        assert_eq!(std::mem::size_of::<OnWire>(), 64);
     }
 
     #[test]
