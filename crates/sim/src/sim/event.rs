@@ -1,0 +1,32 @@
+//! The two kinds of event the loop knows: a packet arriving at the far end of a
+//! link, and a timer firing for its owner.
+
+/// The timers of a connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnTimer {
+    Rto,
+    DelAck,
+    /// The congestion or rate controller's own deadline.
+    Cc,
+    /// A rate-based sender's next datagram.
+    Send,
+}
+
+/// Who a timer belongs to.
+#[derive(Clone, Copy, Debug)]
+pub enum Owner {
+    /// A connection, by slot and flow id (a slot is reused by later flows).
+    Conn { slot: u32, flow: u32, timer: ConnTimer },
+    /// A traffic class's arrival process.
+    Source(u32),
+    /// The sampler of the series table.
+    Recorder,
+}
+
+/// An event: a packet arriving somewhere, or a timer firing for an owner (16 bytes).
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// The packet at the head of a link's wire reaches the link's far end.
+    Arrival(u32),
+    Timer(Owner),
+}

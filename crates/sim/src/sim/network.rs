@@ -1,0 +1,93 @@
+//! The network during a run: the clock and event queue, the links and routes,
+//! and the packet counters. Everything that moves a packet goes through here.
+use super::event::{ConnTimer, Event, Owner};
+use crate::engine::{EventQueue, SimTime};
+use crate::net::{Link, Offer, Packet, Routes};
+use crate::transport::rate::RateSender;
+use crate::transport::tcp::{Output, Tcp};
+
+/// Counters of every packet ever created (for the conservation invariant).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PacketCounters {
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_flight: u64,
+}
+
+/// Clock, event queue, links, routes and packet counters.
+pub struct Network {
+    pub now: SimTime,
+    pub queue: EventQueue<Event>,
+    pub links: Vec<Link>,
+    pub routes: Routes,
+    pub counters: PacketCounters,
+}
+
+impl Network {
+    /// A packet leaves its sender: onto the first link of its route.
+    #[inline]
+    pub fn send(&mut self, pkt: Packet) {
+        self.counters.sent += 1;
+        let l = self.routes.link(pkt.route, pkt.hop).expect("a packet sent on an empty route");
+        self.offer(l, pkt);
+    }
+
+    /// Send every packet of `out`, in order, and empty it.
+    #[inline]
+    pub fn send_all(&mut self, out: &mut Output) {
+        for &pkt in out.iter() {
+            self.send(pkt);
+        }
+        out.clear();
+    }
+
+    /// Offer a packet to link `l`. Its stamp orders its arrival among simultaneous
+    /// events as if it had been scheduled now (a dropped packet's stamp goes unused,
+    /// which changes no order).
+    #[inline]
+    pub fn offer(&mut self, l: u32, pkt: Packet) {
+        let stamp = self.queue.stamp();
+        match self.links[l as usize].offer(self.now, pkt, stamp) {
+            Offer::Head(at) => self.queue.push_stamped(at, stamp, Event::Arrival(l)),
+            Offer::Queued => {}
+            Offer::Dropped => self.counters.dropped += 1,
+        }
+    }
+
+    /// The head of link `l`'s wire has arrived (its event is the queue's current
+    /// one): returns the packet, and reschedules the event for the next packet.
+    #[inline]
+    pub fn deliver(&mut self, l: u32) -> Packet {
+        let (pkt, next) = self.links[l as usize].deliver(self.now);
+        match next {
+            Some((at, stamp)) => self.queue.reschedule(at, stamp),
+            None => self.queue.take(),
+        }
+        pkt
+    }
+
+    /// Arm a TCP connection's timers (in slot `slot`).
+    #[inline(always)]
+    pub fn arm_tcp(&mut self, tcp: &mut Tcp, slot: u32) {
+        let flow = tcp.ep.flow;
+        let ev = |timer| Event::Timer(Owner::Conn { slot, flow, timer });
+        self.queue.arm(&mut tcp.rto_timer, ev(ConnTimer::Rto));
+        self.queue.arm(&mut tcp.delack_timer, ev(ConnTimer::DelAck));
+        self.queue.arm(&mut tcp.cc_timer, ev(ConnTimer::Cc));
+    }
+
+    /// Arm a rate-based sender's timers (in slot `slot`).
+    pub fn arm_rate(&mut self, r: &mut RateSender, slot: u32) {
+        let flow = r.ep.flow;
+        self.queue.arm(&mut r.send_timer, Event::Timer(Owner::Conn { slot, flow, timer: ConnTimer::Send }));
+        self.queue.arm(&mut r.cc_timer, Event::Timer(Owner::Conn { slot, flow, timer: ConnTimer::Cc }));
+    }
+
+    /// Packet counters, with `in_flight` counted on the links' wires.
+    pub fn packet_counters(&self) -> PacketCounters {
+        let mut c = self.counters;
+        c.in_flight = self.links.iter().map(|l| l.in_flight() as u64).sum();
+        c
+    }
+}
