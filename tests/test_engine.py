@@ -3,6 +3,7 @@ traffic classes and the tables a run produces."""
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import numpy as np
@@ -241,3 +242,42 @@ def test_cbr_senders_exact_rate_and_queue_seen_by_arrivals():
     backlog = np.round(a.backlog.to_numpy() * 1e4) / 1e4
     assert sorted(set(backlog)) == [0.0, 0.0006, 0.0011, 0.0022]
     assert (a.queue_packets <= 1).all()
+
+
+def test_canonical_config_reruns_the_same_run(tmp_path):
+    """validate()["config"] and Result.config are the canonical configuration: it
+    names every unit in SI integers, carries the effective seed, and running it
+    gives the same tables as running the scenario."""
+    sc = dumbbell(duration="60s", traffic=[poisson(0.4, mean="200KB"), long_lived()])
+    cfg = cclab.validate(sc, seed=9)["config"]
+    assert cfg["format"] == "cclab-config/1" and cfg["seed"] == 9
+    assert cfg["links"][0]["rate_bps"] == 10_000_000 and cfg["links"][0]["delay_ns"] == 25_000_000
+    assert cfg["classes"][0]["arrivals"]["type"] == "poisson"
+    assert cfg["classes"][0]["transport"]["cc"] == {"protocol": "newreno", "params": {}}
+    a = cclab.run(sc, seed=9)
+    assert a.config == cfg
+    b = cclab.run(cfg)
+    pd.testing.assert_frame_equal(a.flows, b.flows)
+    pd.testing.assert_frame_equal(a.links, b.links)
+    # Saved next to the results, as canonical JSON.
+    a.save(tmp_path / "run")
+    assert json.loads((tmp_path / "run" / "config.json").read_text()) == cfg
+    with pytest.raises(cclab.ScenarioError, match="seed: a canonical configuration carries its seed"):
+        cclab.run(cfg, seed=3)
+    bad = json.loads(json.dumps(cfg))
+    bad["classes"][0]["route"] = [1]
+    with pytest.raises(cclab.ScenarioError, match=r"classes\[0\].route: does not join the class's endpoints"):
+        cclab.run(bad)
+
+
+@pytest.mark.parametrize("value,message", [
+    (float("nan"), "traffic[0].load: expected a finite number, got nan"),
+    (float("inf"), "traffic[0].load: expected a finite number, got inf"),
+    ("0.5", 'traffic[0].load: expected a number, got "0.5"'),
+])
+def test_non_finite_numbers_from_python_name_their_key(value, message):
+    sc = dumbbell(traffic=[poisson(0.4)])
+    sc["traffic"][0]["load"] = value
+    with pytest.raises(cclab.ScenarioError) as exc:
+        cclab.validate(sc)
+    assert str(exc.value) == message
