@@ -46,33 +46,17 @@ impl<E: Copy> Heap<E> {
     #[inline]
     fn pop(&mut self) -> Option<Entry<E>> {
         let last = self.v.pop()?;
-        let v = &mut self.v[..];
-        let n = v.len();
-        if n == 0 {
+        if self.v.is_empty() {
             return Some(last);
         }
-        let top = v[0];
-        // Sift the last entry down from the root with a hole.
-        let mut i = 0;
-        loop {
-            let l = 2 * i + 1;
-            if l >= n {
-                break;
-            }
-            let r = l + 1;
-            let c = if r < n && v[r].key < v[l].key { r } else { l };
-            if last.key <= v[c].key {
-                break;
-            }
-            v[i] = v[c];
-            i = c;
-        }
-        v[i] = last;
+        let top = self.v[0];
+        // The last entry fills the root's place and sinks to its own.
+        self.replace_top(last);
         Some(top)
     }
 
-    /// Replace the root by `entry` (not earlier than it) and restore the order: one
-    /// sift instead of a removal and an insertion.
+    /// Replace the root by `entry` and restore the order by sifting it down with a
+    /// hole: one sift instead of a removal and an insertion.
     #[inline]
     fn replace_top(&mut self, entry: Entry<E>) {
         let v = &mut self.v[..];
