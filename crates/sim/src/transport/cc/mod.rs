@@ -62,6 +62,12 @@ pub struct Ack {
     pub cwnd_limited: bool,
     /// Bytes in flight before this ACK (snd_max − snd_una).
     pub flight: u64,
+    /// The cumulative ACK point after this ACK, and the next byte the sender will
+    /// send, before it sends what this ACK allows (after a timeout it rewinds to
+    /// `snd_una`): a controller that acts once per round trip (Vegas) waits for
+    /// `snd_una` to pass the `snd_nxt` it saw.
+    pub snd_una: u64,
+    pub snd_nxt: u64,
 }
 
 /// A congestion signal.
@@ -86,6 +92,11 @@ pub trait CongestionControl {
     /// the new ssthresh. The machinery then sets cwnd by its recovery rules (for
     /// `Ecn`: cwnd = ssthresh). Returning at least `w.cwnd` for `Ecn` ignores the mark.
     fn on_congestion(&mut self, w: &Window, event: Congestion, flight: u64) -> u64;
+
+    /// A segment of `bytes` payload left the sender (`retransmission`: it had been
+    /// sent before). Controllers that measure sending or loss rates count here.
+    #[inline]
+    fn on_sent(&mut self, _now: SimTime, _bytes: u64, _retransmission: bool) {}
 
     /// When the controller next needs to run on its own (None: never).
     fn deadline(&self) -> Option<SimTime> {

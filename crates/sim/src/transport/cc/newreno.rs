@@ -74,6 +74,8 @@ mod tests {
             in_recovery: false,
             cwnd_limited: true,
             flight: 0,
+            snd_una: 0,
+            snd_nxt: 0,
         }
     }
 

@@ -173,6 +173,13 @@ macro_rules! window_protocols {
                 }
             }
             #[inline]
+            fn on_sent(&mut self, now: SimTime, bytes: u64, retransmission: bool) {
+                match self {
+                    $(Cc::$variant(c) => c.on_sent(now, bytes, retransmission),)*
+                    Cc::Custom(c) => c.on_sent(now, bytes, retransmission),
+                }
+            }
+            #[inline]
             fn deadline(&self) -> Option<SimTime> {
                 match self {
                     $(Cc::$variant(c) => c.deadline(),)*

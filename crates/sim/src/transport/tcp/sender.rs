@@ -24,6 +24,7 @@ impl Tcp {
             self.cwr_pending = false;
             flags |= CWR;
         }
+        self.cc.on_sent(now, len, retx);
         out.push(Packet {
             seq,
             ts: now,
@@ -130,6 +131,8 @@ impl Tcp {
             in_recovery: self.recovery.active,
             cwnd_limited: flight + mss > self.w.cwnd,
             flight,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
         };
         if ack > self.snd_una {
             let mut restart_timer = true;
@@ -144,6 +147,8 @@ impl Tcp {
             sample.bytes_delivered = acked;
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
+            sample.snd_una = ack;
+            sample.snd_nxt = self.snd_nxt;
             self.timed_out_since_ack = false;
             if self.recovery.active {
                 if self.recovery.recover.is_some_and(|r| ack >= r) {

@@ -358,6 +358,7 @@ struct Probe {
     events: std::sync::Arc<std::sync::Mutex<Vec<crate::transport::cc::Congestion>>>,
     deadline: Option<SimTime>,
     fired: std::sync::Arc<std::sync::Mutex<Vec<SimTime>>>,
+    sent: std::sync::Arc<std::sync::Mutex<Vec<(u64, bool)>>>,
     ignore_ecn: bool,
 }
 
@@ -371,6 +372,9 @@ impl crate::transport::cc::CongestionControl for Probe {
             return w.cwnd;
         }
         (flight / 2).max(2 * w.mss)
+    }
+    fn on_sent(&mut self, _now: SimTime, bytes: u64, retransmission: bool) {
+        self.sent.lock().unwrap().push((bytes, retransmission));
     }
     fn deadline(&self) -> Option<SimTime> {
         self.deadline
@@ -411,6 +415,12 @@ fn controllers_see_every_ack_with_its_samples() {
     assert_eq!(acks[3].one_way_delay, Some(ms(33)));
     assert_eq!(acks.iter().map(|a| a.in_recovery).collect::<Vec<_>>(), vec![false, false, false, true]);
     assert_eq!(*probe.events.lock().unwrap(), vec![crate::transport::cc::Congestion::Loss]);
+    // Sequence state after each ACK, for controllers that act once per round trip.
+    assert_eq!((acks[0].snd_una, acks[0].snd_nxt), (1000, 4000));
+    // Every segment sent is reported: 4 first, 1 after the first ACK, the fast
+    // retransmit, and 1 new one that cwnd = ssthresh + 3 MSS = 5 MSS allows.
+    let sent: Vec<(u64, bool)> = vec![(1000, false); 5].into_iter().chain([(1000, true), (1000, false)]).collect();
+    assert_eq!(*probe.sent.lock().unwrap(), sent);
     // A timeout during recovery is reported as a repeated reduction.
     t.on_rto(ms(2000), &p, &mut out);
     assert_eq!(probe.events.lock().unwrap()[1], crate::transport::cc::Congestion::Timeout { repeated: true });
