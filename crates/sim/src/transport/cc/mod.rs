@@ -85,6 +85,12 @@ pub enum Congestion {
 
 /// What a congestion controller decides.
 pub trait CongestionControl {
+    /// The connection opens at `now`, before anything is sent: the controller may
+    /// set its initial window and threshold (the machinery starts them at
+    /// `tcp.initial_window` segments and no threshold).
+    #[inline]
+    fn on_start(&mut self, _w: &mut Window, _now: SimTime) {}
+
     /// Every arriving ACK: grow (or shrink) the window, record samples.
     fn on_ack(&mut self, w: &mut Window, ack: &Ack);
 

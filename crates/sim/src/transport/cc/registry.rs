@@ -159,6 +159,13 @@ macro_rules! window_protocols {
 
         impl CongestionControl for Cc {
             #[inline]
+            fn on_start(&mut self, w: &mut Window, now: SimTime) {
+                match self {
+                    $(Cc::$variant(c) => c.on_start(w, now),)*
+                    Cc::Custom(c) => c.on_start(w, now),
+                }
+            }
+            #[inline]
             fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
                 match self {
                     $(Cc::$variant(c) => c.on_ack(w, ack),)*

@@ -46,6 +46,7 @@ impl Tcp {
 
     /// The flow arrives: send a SYN if the connection needs a handshake, data otherwise.
     pub fn open(&mut self, now: SimTime, p: &TcpParams, out: &mut Output) {
+        self.cc.on_start(&mut self.w, now);
         if self.established {
             self.try_send(now, p, out);
         } else {

@@ -373,6 +373,11 @@ impl crate::transport::cc::CongestionControl for Probe {
         }
         (flight / 2).max(2 * w.mss)
     }
+    fn on_start(&mut self, w: &mut Window, _now: SimTime) {
+        if self.deadline.is_some() {
+            w.cwnd = 2 * w.mss; // a controller with its own initial window
+        }
+    }
     fn on_sent(&mut self, _now: SimTime, bytes: u64, retransmission: bool) {
         self.sent.lock().unwrap().push((bytes, retransmission));
     }
@@ -434,12 +439,13 @@ fn controller_deadlines_become_the_connection_timer() {
     let mut out = Vec::new();
     t.open(ms(0), &p, &mut out);
     assert_eq!(t.cc_timer.deadline(), Some(ms(20)));
-    assert_eq!(out.len(), 4);
+    // The controller chose an initial window of 2 segments (on_start).
+    assert_eq!(out.len(), 2);
     out.clear();
     // The deadline: the controller opens the window by one segment, which goes out at once.
     t.on_cc_deadline(ms(20), &p, &mut out);
     assert_eq!(*probe.fired.lock().unwrap(), vec![ms(20)]);
-    assert_eq!((t.w.cwnd, out.len(), t.cc_timer.deadline()), (5 * MSS, 1, None));
+    assert_eq!((t.w.cwnd, out.len(), t.cc_timer.deadline()), (3 * MSS, 1, None));
 }
 
 #[test]
