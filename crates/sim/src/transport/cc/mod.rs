@@ -16,8 +16,10 @@
 //! [`Registry::register`].
 mod newreno;
 mod registry;
+mod reno;
 
-pub use newreno::NewReno;
+pub use newreno::{halve, NewReno, RenoGrowth};
+pub use reno::Reno;
 pub use registry::{Cc, CcConfig, Registry, BUILTIN};
 
 use crate::engine::SimTime;
@@ -46,8 +48,9 @@ pub struct Ack {
     /// Bytes newly known delivered: cumulatively acknowledged or selectively
     /// acknowledged (equal to `bytes_acked` without SACK).
     pub bytes_delivered: u64,
-    /// Round-trip sample from the echoed send time; None for duplicates and, by
-    /// Karn's rule, for ACKs of retransmitted segments.
+    /// Round-trip sample from the echoed send time; None for ACKs of no new data
+    /// and, by Karn's rule, for ACKs of retransmitted segments (unless the
+    /// connection uses timestamps, whose echo dates the retransmission itself).
     pub rtt: Option<SimTime>,
     /// Forward one-way delay of the data segment whose arrival triggered this ACK
     /// (receiver's arrival time minus sender's send time, as LEDBAT and TCP-LP measure it).
@@ -68,6 +71,21 @@ pub struct Ack {
     /// `snd_una` to pass the `snd_nxt` it saw.
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// RFC 3465 appropriate byte counting, from `tcp.byte_counting`: the limit L in
+    /// segments of slow-start growth per ACK (0: off, grow per ACK as RFC 5681;
+    /// u32::MAX: no limit). Controllers with Reno's growth honour it ([`RenoGrowth`]).
+    pub byte_counting: u32,
+}
+
+/// How the machinery recovers from a loss detected by duplicate ACKs when the
+/// connection has no SACK (with SACK it is always RFC 6675's recovery).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FastRecovery {
+    /// RFC 6582: stay in recovery through partial ACKs, retransmitting at each.
+    #[default]
+    NewReno,
+    /// RFC 5681 §3.2: the first ACK of new data ends recovery (cwnd = ssthresh).
+    Reno,
 }
 
 /// A congestion signal.
@@ -103,6 +121,12 @@ pub trait CongestionControl {
     /// sent before). Controllers that measure sending or loss rates count here.
     #[inline]
     fn on_sent(&mut self, _now: SimTime, _bytes: u64, _retransmission: bool) {}
+
+    /// The fast-recovery rules this controller runs under without SACK.
+    #[inline]
+    fn fast_recovery(&self) -> FastRecovery {
+        FastRecovery::NewReno
+    }
 
     /// When the controller next needs to run on its own (None: never).
     fn deadline(&self) -> Option<SimTime> {

@@ -1,12 +1,70 @@
-//! NewReno's window rules (RFC 5681 §§3.1-3.2). Recovery itself (fast retransmit,
-//! RFC 6582's partial ACKs) is in the shared machinery.
+//! NewReno's window rules (RFC 5681 §§3.1-3.2, with RFC 3465's byte counting as an
+//! option). Recovery itself (fast retransmit, RFC 6582's partial ACKs) is in the
+//! shared machinery.
 use super::{Ack, Congestion, CongestionControl, Window, WindowProtocol};
 use crate::settings::{Result, Table};
 use serde::{Deserialize, Serialize};
 
 /// TCP NewReno.
 #[derive(Clone, Debug, Default)]
-pub struct NewReno;
+pub struct NewReno {
+    growth: RenoGrowth,
+}
+
+/// Reno's window growth: slow start below ssthresh, congestion avoidance above
+/// (RFC 5681 §3.1), counting ACKs or, when the ACK says so, bytes (RFC 3465).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RenoGrowth {
+    /// RFC 3465 §2.1's bytes_acked: bytes acknowledged in congestion avoidance
+    /// since cwnd last grew.
+    bytes_acked: u64,
+    /// In the slow start that follows a retransmission timeout (RFC 3465 §2.2:
+    /// L = 1 segment there, since the ACKs may cover segments sent long before).
+    after_timeout: bool,
+}
+
+impl RenoGrowth {
+    /// Grow the window on an ACK of new data outside recovery.
+    #[inline]
+    pub fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        if ack.bytes_acked == 0 || ack.in_recovery {
+            return;
+        }
+        if ack.byte_counting == 0 {
+            if w.cwnd < w.ssthresh {
+                // Slow start: cwnd += min(N, SMSS) per ACK (RFC 5681 eq. 2).
+                w.cwnd += ack.bytes_acked.min(w.mss);
+            } else {
+                // Congestion avoidance: cwnd += SMSS*SMSS/cwnd per ACK (RFC 5681 eq. 3),
+                // at least one byte, as in ns-3's TcpNewReno.
+                w.cwnd += (w.mss * w.mss / w.cwnd).max(1);
+            }
+            return;
+        }
+        if w.cwnd < w.ssthresh {
+            // RFC 3465 §2.2: cwnd += min(N, L*SMSS).
+            let l = if self.after_timeout { 1 } else { ack.byte_counting as u64 };
+            w.cwnd += ack.bytes_acked.min(l.saturating_mul(w.mss));
+            return;
+        }
+        self.after_timeout = false;
+        // RFC 3465 §2.1: one SMSS per cwnd of bytes acknowledged.
+        self.bytes_acked += ack.bytes_acked;
+        if self.bytes_acked >= w.cwnd {
+            self.bytes_acked -= w.cwnd;
+            w.cwnd += w.mss;
+        }
+    }
+
+    /// A congestion signal: the counted bytes belonged to the old window.
+    #[inline]
+    pub fn on_congestion(&mut self, event: Congestion) {
+        self.bytes_acked = 0;
+        if let Congestion::Timeout { .. } = event {
+            self.after_timeout = true;
+        }
+    }
+}
 
 /// NewReno has no parameters.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,7 +81,7 @@ impl WindowProtocol for NewReno {
     }
 
     fn new(_: &NoParams) -> Self {
-        NewReno
+        NewReno::default()
     }
 }
 
@@ -36,25 +94,23 @@ pub fn halve(flight: u64, mss: u64) -> u64 {
 impl CongestionControl for NewReno {
     #[inline]
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
-        if ack.bytes_acked == 0 || ack.in_recovery {
-            return;
-        }
-        if w.cwnd < w.ssthresh {
-            // Slow start: cwnd += min(N, SMSS) per ACK (RFC 5681 eq. 2).
-            w.cwnd += ack.bytes_acked.min(w.mss);
-        } else {
-            // Congestion avoidance: cwnd += SMSS*SMSS/cwnd per ACK (RFC 5681 eq. 3),
-            // at least one byte, as in ns-3's TcpNewReno.
-            w.cwnd += (w.mss * w.mss / w.cwnd).max(1);
-        }
+        self.growth.on_ack(w, ack);
     }
 
     #[inline]
     fn on_congestion(&mut self, w: &Window, event: Congestion, flight: u64) -> u64 {
-        match event {
-            Congestion::Timeout { repeated: true } => w.ssthresh,
-            _ => halve(flight, w.mss),
-        }
+        self.growth.on_congestion(event);
+        reno_ssthresh(w, event, flight)
+    }
+}
+
+/// Reno's and NewReno's ssthresh on a congestion signal: half the flight, held
+/// on a repeated timeout (RFC 5681 §3.1).
+#[inline]
+pub fn reno_ssthresh(w: &Window, event: Congestion, flight: u64) -> u64 {
+    match event {
+        Congestion::Timeout { repeated: true } => w.ssthresh,
+        _ => halve(flight, w.mss),
     }
 }
 
@@ -76,12 +132,13 @@ mod tests {
             flight: 0,
             snd_una: 0,
             snd_nxt: 0,
+            byte_counting: 0,
         }
     }
 
     #[test]
     fn slow_start_avoidance_and_halving() {
-        let mut c = NewReno;
+        let mut c = NewReno::default();
         let mut w = Window { cwnd: 4000, ssthresh: u64::MAX, mss: 1000 };
         c.on_ack(&mut w, &ack(1000));
         assert_eq!(w.cwnd, 5000); // + min(N, SMSS)
@@ -100,5 +157,39 @@ mod tests {
         r.in_recovery = true;
         c.on_ack(&mut w, &r);
         assert_eq!(w.cwnd, 6166); // recovery owns the window
+    }
+
+    #[test]
+    fn byte_counting() {
+        // RFC 3465 with L = 2: a stretch ACK of 3 segments adds 2 in slow start.
+        let mut c = NewReno::default();
+        let mut w = Window { cwnd: 4000, ssthresh: u64::MAX, mss: 1000 };
+        let abc = |bytes| Ack { byte_counting: 2, ..ack(bytes) };
+        c.on_ack(&mut w, &abc(3000));
+        assert_eq!(w.cwnd, 6000);
+        c.on_ack(&mut w, &abc(500));
+        assert_eq!(w.cwnd, 6500); // a partial segment counts its bytes
+        // Congestion avoidance: one SMSS once a whole cwnd of bytes is acknowledged.
+        w.ssthresh = 6500;
+        for _ in 0..6 {
+            c.on_ack(&mut w, &abc(1000));
+        }
+        assert_eq!(w.cwnd, 6500);
+        c.on_ack(&mut w, &abc(1000));
+        assert_eq!(w.cwnd, 7500); // 7000 >= 6500: +1 SMSS, 500 carried over
+        for _ in 0..7 {
+            c.on_ack(&mut w, &abc(1000));
+        }
+        assert_eq!(w.cwnd, 8500); // 500 + 7000 >= 7500
+        // After a timeout, slow start counts at most one segment per ACK.
+        w.ssthresh = c.on_congestion(&w, Congestion::Timeout { repeated: false }, 8500);
+        w.cwnd = 1000;
+        c.on_ack(&mut w, &abc(3000));
+        assert_eq!((w.ssthresh, w.cwnd), (4250, 2000));
+        // Without a limit (L = u32::MAX, Linux), every byte counts.
+        let mut d = NewReno::default();
+        let mut v = Window { cwnd: 4000, ssthresh: u64::MAX, mss: 1000 };
+        d.on_ack(&mut v, &Ack { byte_counting: u32::MAX, ..ack(9000) });
+        assert_eq!(v.cwnd, 13000);
     }
 }

@@ -4,7 +4,7 @@
 //! bottom of this file; they are enum variants (dispatched without boxing or
 //! dynamic calls). A controller defined elsewhere (a test, an experiment) is
 //! registered at run time with [`Registry::register`] and runs boxed.
-use super::{Ack, Congestion, CongestionControl, Window, WindowProtocol};
+use super::{Ack, Congestion, CongestionControl, FastRecovery, Window, WindowProtocol};
 use crate::engine::SimTime;
 use crate::settings::{Result, ScenarioError, Table, Value};
 use std::fmt::Debug;
@@ -187,6 +187,13 @@ macro_rules! window_protocols {
                 }
             }
             #[inline]
+            fn fast_recovery(&self) -> FastRecovery {
+                match self {
+                    $(Cc::$variant(c) => c.fast_recovery(),)*
+                    Cc::Custom(c) => c.fast_recovery(),
+                }
+            }
+            #[inline]
             fn deadline(&self) -> Option<SimTime> {
                 match self {
                     $(Cc::$variant(c) => c.deadline(),)*
@@ -230,4 +237,5 @@ impl<'de> serde::Deserialize<'de> for CcConfig {
 // The built-in window protocols: one line each.
 window_protocols! {
     NewReno => super::NewReno,
+    Reno => super::Reno,
 }

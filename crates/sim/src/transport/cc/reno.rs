@@ -1,0 +1,47 @@
+//! Reno (RFC 5681 §3.2 without RFC 6582's partial-ACK handling), as the ns-2
+//! `Agent/TCP/Reno` the background-transfer papers simulated: NewReno's window
+//! rules, but the first ACK of new data ends fast recovery, so a second loss in
+//! the same window waits for three more duplicate ACKs or, since a new fast
+//! retransmit needs the cumulative ACK beyond the previous recovery point (ns-2's
+//! `bugfix_`, RFC 6582 §3.2 step 2), for the retransmission timeout.
+use super::newreno::{reno_ssthresh, NoParams};
+use super::{Ack, Congestion, CongestionControl, FastRecovery, RenoGrowth, Window, WindowProtocol};
+use crate::settings::{Result, Table};
+
+/// TCP Reno.
+#[derive(Clone, Debug, Default)]
+pub struct Reno {
+    growth: RenoGrowth,
+}
+
+impl WindowProtocol for Reno {
+    const NAME: &'static str = "reno";
+    type Params = NoParams;
+
+    fn read(t: Table) -> Result<NoParams> {
+        t.finish("reno")?;
+        Ok(NoParams {})
+    }
+
+    fn new(_: &NoParams) -> Self {
+        Reno::default()
+    }
+}
+
+impl CongestionControl for Reno {
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        self.growth.on_ack(w, ack);
+    }
+
+    #[inline]
+    fn on_congestion(&mut self, w: &Window, event: Congestion, flight: u64) -> u64 {
+        self.growth.on_congestion(event);
+        reno_ssthresh(w, event, flight)
+    }
+
+    #[inline]
+    fn fast_recovery(&self) -> FastRecovery {
+        FastRecovery::Reno
+    }
+}
