@@ -28,8 +28,11 @@ pub struct Packet {
     /// the segment (or SYN) the ACK answers (RFC 7323 echo rules).
     pub ts: SimTime,
     /// ACK: the one-way delay of the data segment whose arrival triggered it
-    /// (receive time minus send time); zero otherwise.
-    pub owd: SimTime,
+    /// (receive time minus send time), in nanoseconds (saturating at 4.29 s);
+    /// zero otherwise.
+    pub owd: u32,
+    /// ACK: the receiver's record of the SACK blocks it carries (0: none).
+    pub sack: u32,
     /// Flow id (unique for the run): tells a live connection from a reused slot.
     pub flow: u32,
     /// Slot of the connection in the simulator's connection table.
@@ -49,6 +52,12 @@ impl Packet {
     #[inline]
     pub fn is_ack(&self) -> bool {
         self.flags & ACK != 0
+    }
+
+    /// The one-way delay an ACK reports.
+    #[inline]
+    pub fn one_way_delay(&self) -> SimTime {
+        SimTime(self.owd as u64)
     }
 }
 

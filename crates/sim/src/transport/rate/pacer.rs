@@ -116,7 +116,8 @@ impl RateSender {
         let pkt = Packet {
             seq: self.sent * self.packet_bytes as u64,
             ts: now,
-            owd: SimTime::ZERO,
+            owd: 0,
+            sack: 0,
             flow: self.ep.flow,
             conn: self.ep.conn,
             len: self.packet_bytes,

@@ -4,25 +4,35 @@
 //! "Impatient"), optional limited transmit (RFC 3042), the retransmission timeout
 //! (RFC 6298), ECN's TCP side (RFC 3168 §6.1: ECE echoed until CWR, one window
 //! reduction per window of data), and cumulative ACKs with optional delayed ACKs
-//! (RFC 5681 §4.2). No SACK. Optionally (`TcpParams::handshake`) a connection
-//! opens with a SYN / SYN-ACK exchange as in ns-3 (RFC 9293 §3.5).
+//! (RFC 5681 §4.2). With `TcpParams::sack`, selective acknowledgments (RFC 2018)
+//! and SACK-based loss recovery (RFC 6675) with the halving of RFC 6675 §5 or
+//! Proportional Rate Reduction (RFC 9937) replace NewReno's recovery
+//! (`selective.rs`). Optionally (`TcpParams::handshake`) a connection opens with a
+//! SYN / SYN-ACK exchange as in ns-3 (RFC 9293 §3.5), and (`TcpParams::timestamps`)
+//! every segment carries RFC 7323 timestamps.
 //!
 //! Both endpoints of one connection live in one `Tcp` value: the sending side in
 //! `sender.rs`, the receiving side in `receiver.rs`; the simulator moves the
 //! packets between them. The congestion controller (`transport::cc`) only steers
 //! the window. Timers are [`Timer`] deadlines the simulator turns into events.
 mod params;
+mod prr;
+mod ranges;
 mod receiver;
+mod sack;
+mod scoreboard;
+mod selective;
 mod sender;
 
-pub use params::{PartialAckTimer, TcpParams, MAX_PACKET_BYTES};
+pub use params::{PartialAckTimer, Preset, Recovery as RecoveryRule, TcpParams, MAX_PACKET_BYTES};
 
 use super::cc::{Cc, Window};
 use super::endpoints::Endpoints;
 use super::rtt::RttEstimator;
 use crate::engine::{SimTime, Timer};
 use crate::net::Packet;
-use receiver::SegmentSet;
+use ranges::SegmentSet;
+use selective::Selective;
 
 /// Packets a call wants sent, in order.
 pub type Output = Vec<Packet>;
@@ -64,6 +74,10 @@ pub struct Tcp {
     pub timeouts: u32,
     /// The SYN-ACK has arrived (from the start without a handshake); no data before.
     pub established: bool,
+    /// `tcp.byte_counting`, passed to the controller with every ACK.
+    byte_counting: u32,
+    /// SACK state of both endpoints (present when `tcp.sack`).
+    selective: Option<Box<Selective>>,
     // --- receiver
     pub rcv_nxt: u64,
     ooo: SegmentSet,
@@ -98,6 +112,8 @@ impl Tcp {
             retransmits: 0,
             timeouts: 0,
             established: !p.handshake,
+            byte_counting: p.byte_counting,
+            selective: p.sack.then(|| Box::new(Selective::new(mss, size, p.dupack_threshold))),
             rcv_nxt: 0,
             ooo: SegmentSet::default(),
             unacked: 0,
@@ -142,11 +158,12 @@ impl Tcp {
         Packet {
             seq,
             ts,
-            owd: SimTime::ZERO,
+            owd: 0,
+            sack: 0,
             flow: self.ep.flow,
             conn: self.ep.conn,
             len: 0,
-            size: p.header,
+            size: p.header_bytes(),
             route,
             hop: 0,
             flags,
@@ -154,5 +171,7 @@ impl Tcp {
     }
 }
 
+#[cfg(test)]
+mod recovery_tests;
 #[cfg(test)]
 mod tests;

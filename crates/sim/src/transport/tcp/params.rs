@@ -18,6 +18,27 @@ pub enum PartialAckTimer {
     Impatient,
 }
 
+/// How the window is reduced during SACK-based loss recovery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recovery {
+    /// cwnd = ssthresh on entering recovery (RFC 6675 §5 step 4.2); without SACK,
+    /// NewReno's inflate and deflate (RFC 6582).
+    #[default]
+    Halve,
+    /// Proportional Rate Reduction (RFC 9937, which obsoletes RFC 6937).
+    Prr,
+}
+
+/// A named set of TCP parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preset {
+    /// ns-3 3.44's TcpSocketBase and TcpSocket defaults.
+    Ns3,
+    /// Linux's defaults (kernel 6.x).
+    Linux,
+}
+
 /// TCP parameters of one class, in engine units.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -52,6 +73,18 @@ pub struct TcpParams {
     pub limited_transmit: bool,
     /// Which partial ACKs of a NewReno recovery restart the retransmission timer.
     pub partial_ack_timer: PartialAckTimer,
+    /// Selective acknowledgments (RFC 2018) and SACK-based loss recovery (RFC 6675).
+    pub sack: bool,
+    /// Window reduction during SACK-based recovery.
+    pub recovery: Recovery,
+    /// RFC 3465 appropriate byte counting with limit L segments (0: off, count
+    /// ACKs; u32::MAX: no limit).
+    pub byte_counting: u32,
+    /// RFC 7323 timestamps: 12 option bytes on every segment, and an RTT sample from
+    /// the echo of every ACK of new data, retransmissions included.
+    pub timestamps: bool,
+    /// RFC 6675's rescue retransmission (NextSeg rule 4), once per recovery.
+    pub rescue_retransmission: bool,
 }
 
 impl Default for TcpParams {
@@ -70,6 +103,82 @@ impl Default for TcpParams {
             handshake: false,
             limited_transmit: false,
             partial_ack_timer: PartialAckTimer::SlowButSteady,
+            sack: false,
+            recovery: Recovery::Halve,
+            byte_counting: 0,
+            timestamps: false,
+            rescue_retransmission: true,
+        }
+    }
+}
+
+impl Preset {
+    fn parse(name: &str) -> Option<Preset> {
+        match name {
+            "ns3" => Some(Preset::Ns3),
+            "linux" => Some(Preset::Linux),
+            _ => None,
+        }
+    }
+
+    /// The parameters this preset sets (docs/protocols.md lists them with sources).
+    pub fn params(self) -> TcpParams {
+        match self {
+            // ns-3 3.44: TcpSocket (SegmentSize 536, InitialCwnd 10, RcvBufSize 131072,
+            // DelAckCount 2, DelAckTimeout 200 ms, ConnTimeout 3 s), TcpSocketBase
+            // (Sack, Timestamp, LimitedTransmit on, MinRto 1 s, ReTxThreshold 3,
+            // RTO doubling capped at 60 s), RttEstimator (initial estimate 1 s),
+            // TcpL4Protocol (RecoveryType TcpPrrRecovery); every connection opens
+            // with SYN / SYN-ACK; a recovery's timer restarts on its first partial
+            // ACK only; no rescue retransmission (TcpTxBuffer::NextSeg, rule 4).
+            Preset::Ns3 => TcpParams {
+                mss: 536,
+                header: 40,
+                initial_window: 10,
+                receive_window: Some(131_072),
+                min_rto: SimTime::from_secs(1),
+                max_rto: SimTime::from_secs(60),
+                initial_rto: SimTime::from_secs(1),
+                delayed_ack: true,
+                delayed_ack_timeout: SimTime::from_millis(200),
+                dupack_threshold: 3,
+                handshake: true,
+                limited_transmit: true,
+                partial_ack_timer: PartialAckTimer::Impatient,
+                sack: true,
+                recovery: Recovery::Prr,
+                byte_counting: 0,
+                timestamps: true,
+                rescue_retransmission: false,
+            },
+            // Linux 6.x: MSS 1448 with timestamps on a 1500-byte MTU, initial window
+            // 10 (RFC 6928), receive buffer autotuning (no fixed window), TCP_RTO_MIN
+            // 200 ms, TCP_RTO_MAX 120 s, initial RTO 1 s, quick ACKs then every second
+            // segment with a 40 ms minimum delayed-ACK timer, tcp_reordering 3, SACK,
+            // timestamps, PRR (tcp_cwnd_reduction), the timer rearmed on every ACK,
+            // slow start and congestion avoidance counting delivered segments
+            // without RFC 3465's limit, no RFC 6675 rescue retransmission (Linux
+            // has tail loss probes instead).
+            Preset::Linux => TcpParams {
+                mss: 1448,
+                header: 40,
+                initial_window: 10,
+                receive_window: None,
+                min_rto: SimTime::from_millis(200),
+                max_rto: SimTime::from_secs(120),
+                initial_rto: SimTime::from_secs(1),
+                delayed_ack: true,
+                delayed_ack_timeout: SimTime::from_millis(40),
+                dupack_threshold: 3,
+                handshake: true,
+                limited_transmit: true,
+                partial_ack_timer: PartialAckTimer::SlowButSteady,
+                sack: true,
+                recovery: Recovery::Prr,
+                byte_counting: u32::MAX,
+                timestamps: true,
+                rescue_retransmission: false,
+            },
         }
     }
 }
@@ -81,9 +190,26 @@ impl TcpParams {
         self.receive_window.unwrap_or(u64::MAX)
     }
 
+    /// Header bytes of every packet: the IP + TCP header and, with timestamps,
+    /// the 12 bytes of the option (10, padded to a multiple of 4).
+    #[inline]
+    pub fn header_bytes(&self) -> u32 {
+        self.header.saturating_add(if self.timestamps { 12 } else { 0 })
+    }
+
     /// Bytes on the wire of a full-sized data segment.
     pub fn max_packet(&self) -> u64 {
-        self.mss as u64 + self.header as u64
+        self.mss as u64 + self.header_bytes() as u64
+    }
+
+    /// SACK blocks an ACK can carry: the TCP option space is 40 bytes, a SACK
+    /// option 2 + 8 per block (RFC 2018 §3): 4 blocks, or 3 beside timestamps.
+    pub fn max_sack_blocks(&self) -> usize {
+        if self.timestamps {
+            3
+        } else {
+            4
+        }
     }
 
     /// Check the parameters; on failure, the key at fault and what is wrong.
@@ -124,12 +250,22 @@ impl TcpParams {
                 return fail("receive_window", format!("expected at least one segment ({} bytes), got {w} bytes", self.mss));
             }
         }
+        if self.recovery == Recovery::Prr && !self.sack {
+            return fail("recovery", "\"prr\" needs sack = true (without SACK, recovery is NewReno's or Reno's)".into());
+        }
         Ok(())
     }
 
     /// Read a `tcp` table: `base` with the keys present replaced, then checked.
     pub fn read(mut t: Table, base: &TcpParams) -> Result<TcpParams> {
-        let mut p = base.clone();
+        let mut p = match t.get::<String>("preset")? {
+            Some(name) => match Preset::parse(&name) {
+                Some(preset) => preset.params(),
+                None => return err(t.key_path("preset"), format!("unknown preset {name:?}; expected \"ns3\" or \"linux\"")),
+            },
+            None => base.clone(),
+        };
+        let base = &p.clone();
         p.mss = t.or("mss", p.mss)?;
         p.header = t.or("header", p.header)?;
         p.initial_window = t.or("initial_window", p.initial_window)?;
@@ -142,6 +278,23 @@ impl TcpParams {
         p.dupack_threshold = t.or("dupack_threshold", p.dupack_threshold)?;
         p.handshake = t.or("handshake", p.handshake)?;
         p.limited_transmit = t.or("limited_transmit", p.limited_transmit)?;
+        p.sack = t.or("sack", p.sack)?;
+        match t.get::<String>("recovery")? {
+            Some(v) => {
+                p.recovery = match v.as_str() {
+                    "halve" => Recovery::Halve,
+                    "prr" => Recovery::Prr,
+                    other => return err(t.key_path("recovery"), format!("expected \"prr\" or \"halve\", got {other:?}")),
+                }
+            }
+            // PRR from a preset or the scenario's [tcp] has nothing to act on once
+            // SACK is turned off: without SACK the recovery is NewReno's or Reno's.
+            None if !p.sack => p.recovery = Recovery::Halve,
+            None => {}
+        }
+        p.byte_counting = t.or("byte_counting", p.byte_counting)?;
+        p.timestamps = t.or("timestamps", p.timestamps)?;
+        p.rescue_retransmission = t.or("rescue_retransmission", p.rescue_retransmission)?;
         if let Some(v) = t.get::<String>("partial_ack_timer")? {
             p.partial_ack_timer = match v.as_str() {
                 "slow_but_steady" => PartialAckTimer::SlowButSteady,

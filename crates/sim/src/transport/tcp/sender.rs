@@ -4,15 +4,15 @@ use super::{Output, TcpParams, Tcp};
 use crate::engine::SimTime;
 use crate::net::packet::{CWR, ECE, RETX, SYN};
 use crate::net::Packet;
-use crate::transport::cc::{Ack, Congestion, CongestionControl};
+use crate::transport::cc::{Ack, Congestion, CongestionControl, FastRecovery};
 
 impl Tcp {
     #[inline]
-    fn seg_len(&self, seq: u64, p: &TcpParams) -> u64 {
+    pub(super) fn seg_len(&self, seq: u64, p: &TcpParams) -> u64 {
         (p.mss as u64).min(self.size - seq)
     }
 
-    fn send_segment(&mut self, seq: u64, now: SimTime, p: &TcpParams, out: &mut Output) {
+    pub(super) fn send_segment(&mut self, seq: u64, now: SimTime, p: &TcpParams, out: &mut Output) {
         let len = self.seg_len(seq, p);
         let retx = seq < self.snd_max;
         let mut flags = 0;
@@ -25,14 +25,21 @@ impl Tcp {
             flags |= CWR;
         }
         self.cc.on_sent(now, len, retx);
+        if let Some(sel) = self.selective.as_deref_mut() {
+            sel.board.on_sent(seq, retx);
+            if let Some(prr) = sel.prr.as_mut() {
+                prr.on_sent(len);
+            }
+        }
         out.push(Packet {
             seq,
             ts: now,
-            owd: SimTime::ZERO,
+            owd: 0,
+            sack: 0,
             flow: self.ep.flow,
             conn: self.ep.conn,
             len: len as u32,
-            size: len as u32 + p.header,
+            size: len as u32 + p.header_bytes(),
             route: self.ep.data_route,
             hop: 0,
             flags,
@@ -84,6 +91,9 @@ impl Tcp {
 
     /// Send new (or, after a timeout, resent) segments while the window allows.
     pub fn try_send(&mut self, now: SimTime, p: &TcpParams, out: &mut Output) {
+        if self.selective.is_some() {
+            return self.try_send_selective(now, p, out);
+        }
         let window = self.w.cwnd.min(p.rwnd());
         while self.snd_nxt < self.size {
             let len = self.seg_len(self.snd_nxt, p);
@@ -104,46 +114,86 @@ impl Tcp {
     /// far above anything the path ever carried. Capping by cwnd (what Linux
     /// halves) keeps the rule's intent: half of what the sender recently had out.
     #[inline]
-    fn flight_for_ssthresh(&self) -> u64 {
+    pub(super) fn flight_for_ssthresh(&self) -> u64 {
         (self.snd_max - self.snd_una).min(self.w.cwnd)
     }
 
     /// The controller's deadline becomes the connection's `cc_timer`.
     #[inline]
-    fn sync_cc_timer(&mut self) {
+    pub(super) fn sync_cc_timer(&mut self) {
         match self.cc.deadline() {
             Some(t) => self.cc_timer.set(t),
             None => self.cc_timer.stop(),
         }
     }
 
-    /// An ACK reaches the sender.
-    pub fn on_ack(&mut self, pkt: &Packet, now: SimTime, p: &TcpParams, out: &mut Output) {
-        let ack = pkt.seq.min(self.snd_max);
-        let mss = self.w.mss;
-        let flight = self.snd_max - self.snd_una;
-        let mut sample = Ack {
+    /// What the controller learns from an ACK, before the ACK is processed;
+    /// `in_flight` is the data in the network the window limits (FlightSize, or
+    /// pipe with SACK).
+    pub(super) fn ack_sample(&self, pkt: &Packet, now: SimTime, in_flight: u64) -> Ack {
+        Ack {
             now,
             bytes_acked: 0,
             bytes_delivered: 0,
             rtt: None,
-            one_way_delay: Some(pkt.owd),
+            one_way_delay: Some(pkt.one_way_delay()),
             ece: pkt.flags & ECE != 0,
             in_recovery: self.recovery.active,
-            cwnd_limited: flight + mss > self.w.cwnd,
-            flight,
+            cwnd_limited: in_flight + self.w.mss > self.w.cwnd,
+            flight: self.snd_max - self.snd_una,
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
-        };
+            byte_counting: self.byte_counting,
+        }
+    }
+
+    /// The RTT sample of an ACK of new data: always with timestamps (the echo dates
+    /// the segment that triggered the ACK, RFC 7323 §4), otherwise not from an ACK
+    /// of a retransmitted segment (Karn's rule, RFC 6298 §3).
+    pub(super) fn rtt_sample(&mut self, pkt: &Packet, now: SimTime, p: &TcpParams) -> Option<SimTime> {
+        if !p.timestamps && pkt.flags & RETX != 0 {
+            return None;
+        }
+        let r = now - pkt.ts;
+        self.rtt.sample(r, p.min_rto, p.max_rto);
+        Some(r)
+    }
+
+    /// Whether a partial ACK of this recovery restarts the retransmission timer
+    /// (RFC 6582 §4: always, or with "Impatient" only the first).
+    pub(super) fn partial_ack_restarts_timer(&mut self, p: &TcpParams) -> bool {
+        let impatient = p.partial_ack_timer == super::PartialAckTimer::Impatient;
+        let restart = !(impatient && self.recovery.partial_ack_seen);
+        self.recovery.partial_ack_seen = true;
+        restart
+    }
+
+    /// The end of every ACK's processing: ECN-Echo, the controller, and the
+    /// retransmission timer (`timer`: None for an ACK of no new data, otherwise
+    /// whether to restart the timer if data is still outstanding; RFC 6298 rules
+    /// 5.2 and 5.3).
+    pub(super) fn finish_ack(&mut self, sample: &mut Ack, timer: Option<bool>, now: SimTime) {
+        self.react_to_ece(sample);
+        self.cc.on_ack(&mut self.w, sample);
+        match timer {
+            Some(_) if self.snd_una >= self.snd_max => self.rto_timer.stop(),
+            Some(true) => self.rto_timer.set(now + self.rtt.rto()),
+            _ => {}
+        }
+    }
+
+    /// An ACK reaches the sender.
+    pub fn on_ack(&mut self, pkt: &Packet, now: SimTime, p: &TcpParams, out: &mut Output) {
+        if self.selective.is_some() {
+            return self.on_ack_selective(pkt, now, p, out);
+        }
+        let ack = pkt.seq.min(self.snd_max);
+        let mss = self.w.mss;
+        let mut sample = self.ack_sample(pkt, now, self.snd_max - self.snd_una);
         if ack > self.snd_una {
             let mut restart_timer = true;
             let acked = ack - self.snd_una;
-            // Karn's rule: no sample from an ACK echoing a retransmitted segment.
-            if pkt.flags & RETX == 0 {
-                let r = now - pkt.ts;
-                self.rtt.sample(r, p.min_rto, p.max_rto);
-                sample.rtt = Some(r);
-            }
+            sample.rtt = self.rtt_sample(pkt, now, p);
             sample.bytes_acked = acked;
             sample.bytes_delivered = acked;
             self.snd_una = ack;
@@ -152,8 +202,10 @@ impl Tcp {
             sample.snd_nxt = self.snd_nxt;
             self.timed_out_since_ack = false;
             if self.recovery.active {
-                if self.recovery.recover.is_some_and(|r| ack >= r) {
-                    // Full ACK: leave recovery with cwnd = ssthresh (RFC 6582 step 3, option 2).
+                let reno = self.cc.fast_recovery() == FastRecovery::Reno;
+                if reno || self.recovery.recover.is_some_and(|r| ack >= r) {
+                    // Full ACK: leave recovery with cwnd = ssthresh (RFC 6582 step 3,
+                    // option 2); for Reno, any ACK of new data (RFC 5681 §3.2 step 6).
                     self.recovery.active = false;
                     self.recovery.dupacks = 0;
                     self.w.cwnd = self.w.ssthresh.max(mss);
@@ -162,9 +214,7 @@ impl Tcp {
                     // segment, deflate cwnd by the newly acked amount, add back one SMSS.
                     // The "Impatient" variant (§4) restarts the timer on the first
                     // partial ACK only, so a long recovery ends in a timeout.
-                    let impatient = p.partial_ack_timer == super::PartialAckTimer::Impatient;
-                    restart_timer = !(impatient && self.recovery.partial_ack_seen);
-                    self.recovery.partial_ack_seen = true;
+                    restart_timer = self.partial_ack_restarts_timer(p);
                     self.send_segment(self.snd_una, now, p, out);
                     let mut cwnd = self.w.cwnd.saturating_sub(acked);
                     if acked >= mss {
@@ -175,17 +225,10 @@ impl Tcp {
             } else {
                 self.recovery.dupacks = 0;
             }
-            self.react_to_ece(&mut sample);
-            self.cc.on_ack(&mut self.w, &sample);
-            // RFC 6298 rules 5.2 and 5.3.
-            if self.snd_una >= self.snd_max {
-                self.rto_timer.stop();
-            } else if restart_timer {
-                // Every ACK of new data restarts the timer, partial ACKs included
-                // (RFC 6582's "Slow-but-Steady" variant, as Linux does), unless
-                // `impatient` (ns-3's choice) holds it after the first partial ACK.
-                self.rto_timer.set(now + self.rtt.rto());
-            }
+            // Every ACK of new data restarts the timer, partial ACKs included
+            // (RFC 6582's "Slow-but-Steady" variant, as Linux does), unless
+            // `impatient` (ns-3's choice) holds it after the first partial ACK.
+            self.finish_ack(&mut sample, Some(restart_timer), now);
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
             self.recovery.dupacks += 1;
             let dupacks = self.recovery.dupacks;
@@ -214,8 +257,7 @@ impl Tcp {
                 }
             }
             sample.in_recovery = self.recovery.active;
-            self.react_to_ece(&mut sample);
-            self.cc.on_ack(&mut self.w, &sample);
+            self.finish_ack(&mut sample, None, now);
         }
         self.try_send(now, p, out);
         self.sync_cc_timer();
@@ -265,7 +307,11 @@ impl Tcp {
         self.timed_out_since_ack = true;
         self.w.cwnd = self.w.mss; // loss window
         self.recovery = super::Recovery { dupacks: 0, active: false, recover: Some(self.snd_max), partial_ack_seen: false };
-        self.snd_nxt = self.snd_una; // go back N
+        if self.selective.is_some() {
+            self.on_rto_selective();
+        } else {
+            self.snd_nxt = self.snd_una; // go back N
+        }
         self.rtt.back_off(p.max_rto);
         self.try_send(now, p, out);
         self.sync_cc_timer();

@@ -13,11 +13,11 @@ fn params() -> TcpParams {
 const EP: Endpoints = Endpoints { flow: 0, conn: 0, class: 0, data_route: 0, ack_route: 1 };
 
 fn conn(size: u64) -> Tcp {
-    Tcp::new(EP, size, Cc::NewReno(NewReno), &params())
+    Tcp::new(EP, size, Cc::NewReno(NewReno::default()), &params())
 }
 
 fn ack(seq: u64, ts: SimTime, retx: bool) -> Packet {
-    Packet { seq, ts, owd: SimTime::ZERO, flow: 0, conn: 0, len: 0, size: 40, route: 1, hop: 0, flags: ACK | if retx { RETX } else { 0 } }
+    Packet { seq, ts, owd: 0, sack: 0, flow: 0, conn: 0, len: 0, size: 40, route: 1, hop: 0, flags: ACK | if retx { RETX } else { 0 } }
 }
 
 fn ms(x: u64) -> SimTime {
@@ -222,7 +222,7 @@ fn synack(ts: SimTime, retx: bool) -> Packet {
 #[test]
 fn handshake_opens_with_a_syn_alone() {
     let p = handshake_params();
-    let mut t = Tcp::new(EP, 100 * MSS, Cc::NewReno(NewReno), &p);
+    let mut t = Tcp::new(EP, 100 * MSS, Cc::NewReno(NewReno::default()), &p);
     let mut out = Vec::new();
     t.open(ms(5), &p, &mut out);
     // One header-only SYN on the data route and no data, whatever the window.
@@ -233,7 +233,7 @@ fn handshake_opens_with_a_syn_alone() {
     assert_eq!(t.rto_timer.deadline(), Some(ms(1005))); // initial RTO 1 s (RFC 6298 2.1)
     // Without the option the same call sends the initial window of data.
     let q = params();
-    let mut u = Tcp::new(EP, 100 * MSS, Cc::NewReno(NewReno), &q);
+    let mut u = Tcp::new(EP, 100 * MSS, Cc::NewReno(NewReno::default()), &q);
     out.clear();
     u.open(ms(5), &q, &mut out);
     assert_eq!(out.len(), 4);
@@ -245,7 +245,7 @@ fn receiver_answers_every_syn_with_an_echoing_synack() {
     let p = handshake_params();
     let mut t = conn(5000);
     let mut out = Vec::new();
-    let syn = Packet { seq: 0, ts: ms(7), owd: SimTime::ZERO, flow: 0, conn: 0, len: 0, size: 40, route: 0, hop: 0, flags: SYN };
+    let syn = Packet { seq: 0, ts: ms(7), owd: 0, sack: 0, flow: 0, conn: 0, len: 0, size: 40, route: 0, hop: 0, flags: SYN };
     t.on_syn(&syn, &p, &mut out);
     assert_eq!(out.len(), 1);
     let sa = out[0];
@@ -260,7 +260,7 @@ fn receiver_answers_every_syn_with_an_echoing_synack() {
 #[test]
 fn synack_gives_the_first_rtt_sample_then_data_flows() {
     let p = handshake_params();
-    let mut t = Tcp::new(EP, u64::MAX, Cc::NewReno(NewReno), &p);
+    let mut t = Tcp::new(EP, u64::MAX, Cc::NewReno(NewReno::default()), &p);
     let mut out = Vec::new();
     t.open(ms(0), &p, &mut out);
     out.clear();
@@ -285,7 +285,7 @@ fn synack_gives_the_first_rtt_sample_then_data_flows() {
 #[test]
 fn syn_timeout_backs_off_and_karn_skips_the_sample() {
     let p = handshake_params();
-    let mut t = Tcp::new(EP, u64::MAX, Cc::NewReno(NewReno), &p);
+    let mut t = Tcp::new(EP, u64::MAX, Cc::NewReno(NewReno::default()), &p);
     let mut out = Vec::new();
     t.open(ms(0), &p, &mut out);
     out.clear();
@@ -315,7 +315,7 @@ fn syn_timeout_backs_off_and_karn_skips_the_sample() {
     assert_eq!(t.rto_timer.deadline(), Some(ms(7100)));
     // The backoff is capped by max_rto.
     let q = TcpParams { max_rto: ms(3000), ..handshake_params() };
-    let mut u = Tcp::new(EP, u64::MAX, Cc::NewReno(NewReno), &q);
+    let mut u = Tcp::new(EP, u64::MAX, Cc::NewReno(NewReno::default()), &q);
     u.open(ms(0), &q, &mut out);
     u.on_rto(ms(1000), &q, &mut out);
     u.on_rto(ms(3000), &q, &mut out);
@@ -323,7 +323,7 @@ fn syn_timeout_backs_off_and_karn_skips_the_sample() {
 }
 
 fn data(seq: u64, len: u32, ts: SimTime) -> Packet {
-    Packet { seq, ts, owd: SimTime::ZERO, flow: 0, conn: 0, len, size: len + 40, route: 0, hop: 0, flags: 0 }
+    Packet { seq, ts, owd: 0, sack: 0, flow: 0, conn: 0, len, size: len + 40, route: 0, hop: 0, flags: 0 }
 }
 
 #[test]
@@ -403,11 +403,11 @@ fn controllers_see_every_ack_with_its_samples() {
     let mut out = Vec::new();
     t.try_send(ms(0), &p, &mut out); // 4 segments
     let mut a = ack(1000, ms(0), false);
-    a.owd = ms(30);
+    a.owd = 30_000_000;
     t.on_ack(&a, ms(100), &p, &mut out);
     for k in 0..3 {
         let mut d = ack(1000, ms(0), false);
-        d.owd = ms(31 + k);
+        d.owd = (31 + k as u32) * 1_000_000;
         t.on_ack(&d, ms(101 + k), &p, &mut out);
     }
     let acks = probe.acks.lock().unwrap().clone();
@@ -488,5 +488,5 @@ fn acks_carry_the_one_way_delay_of_the_segment_that_triggered_them() {
     let mut out = Vec::new();
     r.on_data(&data(0, 1000, ms(1)), ms(26), &p, &mut out);
     r.on_data(&data(2000, 1000, ms(2)), ms(40), &p, &mut out); // out of order
-    assert_eq!(out.iter().map(|a| a.owd).collect::<Vec<_>>(), vec![ms(25), ms(38)]);
+    assert_eq!(out.iter().map(|a| a.one_way_delay()).collect::<Vec<_>>(), vec![ms(25), ms(38)]);
 }

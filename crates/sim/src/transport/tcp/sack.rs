@@ -1,0 +1,136 @@
+//! SACK blocks (RFC 2018): the receiver's list of out-of-order ranges in the order
+//! it must report them, and the log through which an ACK's blocks reach the
+//! sender. Both endpoints of a connection live in one `Tcp` value, so an ACK
+//! carries only the number of its record in the log; the sender reads the record
+//! when the ACK arrives (ACKs of a connection arrive in order, and a record whose
+//! ACK was lost is dropped when a later one is read).
+use std::collections::VecDeque;
+
+/// The most blocks an ACK carries (40 bytes of TCP options).
+pub const MAX_BLOCKS: usize = 4;
+
+/// The blocks one ACK carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackRecord {
+    pub blocks: [(u64, u64); MAX_BLOCKS],
+    pub len: u8,
+}
+
+impl SackRecord {
+    pub fn blocks(&self) -> &[(u64, u64)] {
+        &self.blocks[..self.len as usize]
+    }
+
+    /// Bytes of the SACK option on the wire: kind, length and 8 per block, padded to
+    /// a multiple of 4 (RFC 2018 §3).
+    pub fn option_bytes(&self) -> u32 {
+        if self.len == 0 {
+            0
+        } else {
+            (2 + 8 * self.len as u32).div_ceil(4) * 4
+        }
+    }
+}
+
+/// The receiver's out-of-order ranges, most recently changed first (RFC 2018 §4:
+/// the first block holds the segment that triggered the ACK, the others repeat
+/// the most recently reported blocks).
+#[derive(Clone, Debug, Default)]
+pub struct SackBlocks {
+    recent: Vec<(u64, u64)>,
+}
+
+impl SackBlocks {
+    /// An arrival changed the out-of-order range to `range` (merged with whatever it
+    /// touched): it becomes the first block, replacing the blocks it covers.
+    pub fn touch(&mut self, range: (u64, u64)) {
+        self.recent.retain(|&(s, e)| e < range.0 || s > range.1);
+        self.recent.insert(0, range);
+    }
+
+    /// The cumulative ACK point moved to `rcv_nxt`: blocks below it are gone.
+    pub fn discard_below(&mut self, rcv_nxt: u64) {
+        self.recent.retain(|&(_, e)| e > rcv_nxt);
+    }
+
+    /// The first `max` blocks.
+    pub fn record(&self, max: usize) -> SackRecord {
+        let mut r = SackRecord::default();
+        for (slot, &b) in r.blocks.iter_mut().zip(self.recent.iter().take(max.min(MAX_BLOCKS))) {
+            *slot = b;
+            r.len += 1;
+        }
+        r
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.recent.is_empty()
+    }
+}
+
+/// The records of ACKs sent and not yet read by the sender.
+#[derive(Clone, Debug, Default)]
+pub struct SackLog {
+    records: VecDeque<(u32, SackRecord)>,
+    next_id: u32,
+}
+
+impl SackLog {
+    /// Keep a record; returns its number (never 0).
+    pub fn push(&mut self, r: SackRecord) -> u32 {
+        self.next_id = self.next_id.wrapping_add(1).max(1);
+        self.records.push_back((self.next_id, r));
+        self.next_id
+    }
+
+    /// The record `id` an ACK carried (records before it belonged to lost ACKs).
+    pub fn take(&mut self, id: u32) -> Option<SackRecord> {
+        while let Some(&(k, r)) = self.records.front() {
+            self.records.pop_front();
+            if k == id {
+                return Some(r);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_are_reported_most_recent_first() {
+        let mut b = SackBlocks::default();
+        b.touch((10, 20));
+        b.touch((30, 40));
+        b.touch((50, 60));
+        assert_eq!(b.record(4).blocks(), &[(50, 60), (30, 40), (10, 20)]);
+        // A segment extends the oldest block: it moves to the front.
+        b.touch((10, 25));
+        assert_eq!(b.record(4).blocks(), &[(10, 25), (50, 60), (30, 40)]);
+        // A hole between two blocks fills: the merged block replaces both.
+        b.touch((25, 40));
+        b.touch((10, 40));
+        assert_eq!(b.record(4).blocks(), &[(10, 40), (50, 60)]);
+        assert_eq!(b.record(1).blocks(), &[(10, 40)]);
+        b.discard_below(45);
+        assert_eq!(b.record(4).blocks(), &[(50, 60)]);
+        assert_eq!((b.record(4).option_bytes(), SackRecord::default().option_bytes()), (12, 0));
+        b.touch((70, 80));
+        b.touch((90, 95));
+        b.touch((100, 110));
+        assert_eq!(b.record(4).option_bytes(), 36);
+    }
+
+    #[test]
+    fn the_log_skips_records_of_lost_acks() {
+        let mut log = SackLog::default();
+        let r = |s| SackRecord { blocks: [(s, s + 1), (0, 0), (0, 0), (0, 0)], len: 1 };
+        let (a, b, c) = (log.push(r(1)), log.push(r(2)), log.push(r(3)));
+        assert_eq!(log.take(a).unwrap().blocks(), &[(1, 2)]);
+        // The ACK carrying b was lost: c's record is still found, b's is dropped.
+        assert_eq!(log.take(c).unwrap().blocks(), &[(3, 4)]);
+        assert_eq!(log.take(b), None);
+    }
+}
