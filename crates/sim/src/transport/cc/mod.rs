@@ -14,9 +14,11 @@
 //! class's `cc = { ... }` table), plus one line in `registry.rs`. A controller
 //! defined outside this crate (a test, an experiment) registers at run time with
 //! [`Registry::register`].
+mod fast;
 mod newreno;
 mod registry;
 
+pub use fast::{AdaptationParams, Fast, FastParams};
 pub use newreno::NewReno;
 pub use registry::{Cc, CcConfig, Registry, BUILTIN};
 
