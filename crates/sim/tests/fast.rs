@@ -85,7 +85,7 @@ impl CongestionControl for Probe {
         self.fast.on_deadline(w, now);
         if now >= self.next {
             self.next = now + self.interval.unwrap();
-            let s = Step { flow: self.id, t: now.as_secs_f64(), before, alpha: self.fast.alpha(), target: self.fast.alpha_target() };
+            let s = Step { flow: self.id, t: now.as_secs_f64(), before, alpha: self.fast.alpha(), target: self.fast.alpha_star() };
             STEPS.with(|l| l.borrow_mut().push(s));
         }
     }
@@ -338,23 +338,37 @@ fn parameters_round_trip_and_errors_name_the_key() {
                     "adaptation": {"w": "1820s", "interval": "5min", "delta": 0.05, "stop_after_no_loss": "never"}});
     let (cfg, _) = build(&scenario(cc), Path::new("."), None, &reg).unwrap();
     let text = cfg.to_json();
-    let want = concat!(r#""cc":{"protocol":"fast","params":{"adaptation":{"delta":0.05,"interval_ns":300000000000,"#,
+    let want = concat!(
+        r#""cc":{"protocol":"fast","params":{"adaptation":{"delta":0.05,"interval_ns":300000000000,"#,
         r#""stop_after_no_loss_ns":null,"w_ns":1820000000000},"alpha":80.0,"gamma":0.25,"mi_threshold_ns":0,"#,
-        r#""react_to_ecn":true,"update_interval_ns":null}}"#);
+        r#""react_to_ecn":true,"update_interval_ns":null}}"#
+    );
     assert!(text.contains(want), "{text}");
     assert_eq!(Config::from_json(&text, &reg).unwrap(), cfg);
     let Transport::Window { cc: CcConfig::Fast(p), .. } = &cfg.classes[0].transport else { panic!("{:?}", cfg.classes[0].transport) };
     assert_eq!(p.adaptation.as_ref().unwrap().w_ns, 1_820_000_000_000);
     // Defaults.
     let (cfg, _) = build(&scenario(json!({})), Path::new("."), None, &reg).unwrap();
-    assert!(cfg.to_json().contains(concat!(r#""params":{"adaptation":null,"alpha":50.0,"gamma":0.5,"mi_threshold_ns":750000,"#,
-        r#""react_to_ecn":false,"update_interval_ns":20000000}"#)), "{}", cfg.to_json());
+    assert!(
+        cfg.to_json().contains(concat!(
+            r#""params":{"adaptation":null,"alpha":50.0,"gamma":0.5,"mi_threshold_ns":750000,"#,
+            r#""react_to_ecn":false,"update_interval_ns":20000000}"#
+        )),
+        "{}",
+        cfg.to_json()
+    );
     let refused = |cc: Value| build(&scenario(cc), Path::new("."), None, &reg).unwrap_err().to_string();
     assert_eq!(refused(json!({"alpha": 0})), "traffic[0].cc.alpha: expected a positive number of packets, got 0");
     assert_eq!(
         refused(json!({"alpah": 5})),
         "traffic[0].cc.alpah: unknown key (did you mean `alpha`?); the fast controller takes: alpha, gamma, update_every, mi_threshold, react_to_ecn, adaptation"
     );
-    assert_eq!(refused(json!({"adaptation": {"interval": "1min"}})), "traffic[0].cc.adaptation.w: missing: Algorithm 1's w, e.g. \"125s\" (α* = q/(l·w))");
-    assert_eq!(refused(json!({"adaptation": {"w": "125s", "delta": 1}})), "traffic[0].cc.adaptation.delta: expected a number between 0 and 1 (exclusive), got 1");
+    assert_eq!(
+        refused(json!({"adaptation": {"interval": "1min"}})),
+        "traffic[0].cc.adaptation.w: missing: Algorithm 1's w, e.g. \"125s\" (α* = q/(l·w))"
+    );
+    assert_eq!(
+        refused(json!({"adaptation": {"w": "125s", "delta": 1}})),
+        "traffic[0].cc.adaptation.delta: expected a number between 0 and 1 (exclusive), got 1"
+    );
 }

@@ -89,11 +89,14 @@ impl Default for FastParams {
     }
 }
 
-/// A positive, finite number at `key`, at most `max`.
+/// A positive number at `key` (finite: the reader refuses NaN and infinities), at most `max`.
 fn positive(t: &mut Table, key: &'static str, what: &str, default: f64, max: f64) -> Result<f64> {
     let v: f64 = t.or(key, default)?;
-    if !(v > 0.0 && v <= max) {
+    if v <= 0.0 {
         return err(t.key_path(key), format!("expected {what}, got {v}"));
+    }
+    if v > max {
+        return err(t.key_path(key), format!("expected {what} of at most {max:e}, got {v}"));
     }
     Ok(v)
 }
@@ -234,14 +237,7 @@ impl WindowProtocol for Fast {
             None => None,
         };
         t.finish("the fast controller")?;
-        Ok(FastParams {
-            alpha,
-            gamma,
-            update_interval_ns: update.map(|u| u.0),
-            mi_threshold_ns: mi.0,
-            react_to_ecn,
-            adaptation,
-        })
+        Ok(FastParams { alpha, gamma, update_interval_ns: update.map(|u| u.0), mi_threshold_ns: mi.0, react_to_ecn, adaptation })
     }
 
     fn new(p: &FastParams) -> Self {
@@ -301,7 +297,7 @@ pub fn target_window(w: f64, w_sent: f64, base_rtt: f64, avg_rtt: f64, alpha: f6
 
 /// α* = q/(l·w) (Algorithm 1 step 1), q the average queueing delay (s), l the loss
 /// rate (a fraction), w in seconds; infinite when no loss was seen.
-pub fn alpha_target(q: f64, l: f64, w: f64) -> f64 {
+pub fn alpha_star(q: f64, l: f64, w: f64) -> f64 {
     if l > 0.0 {
         q / (l * w)
     } else {
@@ -335,7 +331,7 @@ impl Fast {
 
     /// α* of the last α update interval (None before the first, or when the
     /// update was skipped: no samples, or the no-loss stop).
-    pub fn alpha_target(&self) -> Option<f64> {
+    pub fn alpha_star(&self) -> Option<f64> {
         self.s.adapt.as_ref().and_then(|a| a.last_target)
     }
 
@@ -424,7 +420,7 @@ impl State {
             // retransmitted / segments sent over the interval.
             let q = a.q_sum / a.q_n as f64;
             let l = a.retx as f64 / a.sent as f64;
-            let target = alpha_target(q, l, a.w);
+            let target = alpha_star(q, l, a.w);
             self.alpha = alpha_step(self.alpha, target, a.delta).min(MAX_ALPHA);
             a.last_target = Some(target);
         }
@@ -585,5 +581,405 @@ impl CongestionControl for Fast {
                 s.update_window(w, w_sent);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const MSS: u64 = 1000;
+
+    fn ms(x: u64) -> SimTime {
+        SimTime::from_millis(x)
+    }
+
+    fn ack(now: SimTime, bytes: u64, rtt: Option<SimTime>) -> Ack {
+        Ack {
+            now,
+            bytes_acked: bytes,
+            bytes_delivered: bytes,
+            rtt,
+            one_way_delay: None,
+            ece: false,
+            in_recovery: false,
+            cwnd_limited: true,
+            flight: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+        }
+    }
+
+    fn window(packets: u64) -> Window {
+        Window { cwnd: packets * MSS, ssthresh: u64::MAX, mss: MSS }
+    }
+
+    fn fast(cc: serde_json::Value) -> Fast {
+        Fast::new(&Fast::read(Table::new(&cc, "cc").unwrap()).unwrap())
+    }
+
+    /// A controller past its start: base 50 ms, average 60 ms, out of MI.
+    fn settled(cc: serde_json::Value, w: &mut Window) -> Fast {
+        let mut c = fast(cc);
+        c.on_start(w, SimTime::ZERO);
+        c.s.base_rtt = ms(50);
+        c.s.avg_rtt = ms(60).0 as f64;
+        c
+    }
+
+    #[test]
+    fn window_update_arithmetic() {
+        // γ = 0.5, baseRTT/RTT = 50/60: 0.5·100 + 0.5·(100·5/6 + 50) = 116.67.
+        let t = target_window(100.0, 100.0, 50.0, 60.0, 50.0, 0.5);
+        assert!((t - (50.0 + 0.5 * (100.0 * 5.0 / 6.0 + 50.0))).abs() < 1e-12, "{t}");
+        // The 2w cap: 0.5·10 + 0.5·(10 + 50) = 35 > 2·10.
+        assert_eq!(target_window(10.0, 10.0, 50.0, 50.0, 50.0, 0.5), 20.0);
+        // The equilibrium w = α/(1 − baseRTT/RTT) = 300 is a fixed point, for any γ.
+        for g in [0.1, 0.5, 1.0] {
+            assert!((target_window(300.0, 300.0, 50.0, 60.0, 50.0, g) - 300.0).abs() < 1e-9);
+        }
+        // γ = 1 jumps to the target baseRTT/RTT·w + α.
+        assert!((target_window(120.0, 120.0, 50.0, 60.0, 50.0, 1.0) - 150.0).abs() < 1e-12);
+        // The window the RTT's packets were sent with enters the baseRTT/RTT term only.
+        assert_eq!(target_window(100.0, 200.0, 50.0, 100.0, 50.0, 0.5), 50.0 + 0.5 * (100.0 + 50.0));
+        // Never below 2 packets (ns-2).
+        assert_eq!(target_window(2.0, 2.0, 50.0, 100.0, 0.1, 0.5), 2.0);
+    }
+
+    #[test]
+    fn base_rtt_is_the_minimum_and_the_average_weighs_min_3_over_w_and_a_quarter() {
+        let mut w = window(100);
+        let mut c = fast(json!({}));
+        c.on_start(&mut w, SimTime::ZERO);
+        assert_eq!((c.base_rtt(), c.avg_rtt()), (None, None));
+        c.on_ack(&mut w, &ack(ms(60), MSS, Some(ms(60))));
+        assert_eq!((c.base_rtt(), c.avg_rtt()), (Some(ms(60)), Some(ms(60))));
+        let w0 = w.cwnd; // (the window grows in MI; the weight uses it as it is)
+        c.on_ack(&mut w, &ack(ms(61), MSS, Some(ms(50))));
+        let eta = 3.0 * MSS as f64 / w0 as f64;
+        let mut avg = 60e6 + eta * (50e6 - 60e6);
+        assert_eq!(c.base_rtt(), Some(ms(50)));
+        assert!((c.s.avg_rtt - avg).abs() < 1e-6);
+        let w1 = w.cwnd;
+        c.on_ack(&mut w, &ack(ms(62), MSS, Some(ms(70))));
+        avg += 3.0 * MSS as f64 / w1 as f64 * (70e6 - avg);
+        assert_eq!(c.base_rtt(), Some(ms(50)));
+        assert!((c.s.avg_rtt - avg).abs() < 1e-6);
+        // No sample (a duplicate, or Karn's rule): nothing changes.
+        c.on_ack(&mut w, &ack(ms(63), 0, None));
+        assert!((c.s.avg_rtt - avg).abs() < 1e-6);
+        // A small window: the weight is capped at 1/4.
+        let mut w = window(4);
+        let mut c = fast(json!({}));
+        c.on_ack(&mut w, &ack(ms(1), MSS, Some(ms(40))));
+        let w0 = w.cwnd;
+        c.on_ack(&mut w, &ack(ms(2), MSS, Some(ms(80))));
+        assert!(3.0 * MSS as f64 / w0 as f64 > 0.25);
+        assert!((c.s.avg_rtt - (40e6 + 0.25 * 40e6)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_update_runs_every_20ms_by_default_and_per_rtt_on_request() {
+        let mut w = window(10);
+        let mut c = fast(json!({}));
+        assert_eq!(c.deadline(), None); // before the connection opens
+        c.on_start(&mut w, SimTime::from_secs(1));
+        assert_eq!(c.deadline(), Some(SimTime::from_secs(1) + ms(20)));
+        c.on_deadline(&mut w, SimTime::from_secs(1) + ms(20));
+        assert_eq!(c.deadline(), Some(SimTime::from_secs(1) + ms(40)));
+        let mut c = fast(json!({"update_every": "5ms"}));
+        c.on_start(&mut w, SimTime::ZERO);
+        assert_eq!(c.deadline(), Some(ms(5)));
+        // Once per RTT: no timer; with Algorithm 1, its interval's.
+        let mut c = fast(json!({"update_every": "rtt"}));
+        c.on_start(&mut w, SimTime::ZERO);
+        assert_eq!(c.deadline(), None);
+        let mut c = fast(json!({"update_every": "rtt", "adaptation": {"w": "125s"}}));
+        c.on_start(&mut w, ms(7));
+        assert_eq!(c.deadline(), Some(ms(7) + SimTime::from_secs(120)));
+        let mut c = fast(json!({"adaptation": {"w": "125s", "interval": "10ms"}}));
+        c.on_start(&mut w, SimTime::ZERO);
+        assert_eq!(c.deadline(), Some(ms(10)));
+    }
+
+    #[test]
+    fn a_decrease_applies_at_once_an_increase_one_mss_per_spaced_ack() {
+        // 500 packets, baseRTT/RTT = 5/6: 250 + 0.5·(416.67 + 50) = 483.33 packets.
+        let mut w = window(500);
+        let mut c = settled(json!({}), &mut w);
+        c.on_deadline(&mut w, ms(20));
+        assert_eq!(w.cwnd, 483_333);
+        assert_eq!(c.s.pending, 0);
+        // 200 packets: 100 + 0.5·(166.67 + 50) = 208.33: 8,333 bytes to add, in 9
+        // steps spread over the 200·20/60 = 66.7 ACKs expected before the next
+        // update: one MSS every 7 ACKs.
+        let mut w = window(200);
+        let mut c = settled(json!({}), &mut w);
+        c.on_deadline(&mut w, ms(20));
+        assert_eq!((w.cwnd, c.s.pending, c.s.spacing), (200_000, 8_333, 7));
+        let rtt = Some(ms(60));
+        for k in 1..=63u64 {
+            c.s.avg_rtt = 60e6; // hold the average (this test is about the pacing)
+            c.on_ack(&mut w, &ack(ms(20) + SimTime(k), MSS, rtt));
+            let steps = k / 7;
+            assert_eq!(w.cwnd, 200_000 + (steps * MSS).min(8_333), "after {k} ACKs");
+        }
+        assert_eq!((w.cwnd, c.s.pending), (208_333, 0));
+        // Duplicate ACKs do not release the increase.
+        let mut w = window(200);
+        let mut c = settled(json!({}), &mut w);
+        c.on_deadline(&mut w, ms(20));
+        for _ in 0..20 {
+            c.on_ack(&mut w, &ack(ms(21), 0, None));
+        }
+        assert_eq!(w.cwnd, 200_000);
+    }
+
+    #[test]
+    fn the_baserrt_over_rtt_term_uses_the_window_the_packets_were_sent_with() {
+        // Windows recorded at each update; the average RTT (60 ms) pairs with the
+        // window of the period its packets left in: the entry at t ≥ now − 60 ms.
+        let mut w = window(300);
+        let mut c = settled(json!({}), &mut w);
+        c.on_deadline(&mut w, ms(20)); // 300 is the fixed point: stays
+        assert_eq!(w.cwnd, 300_000);
+        w.cwnd = 600_000; // (as if the window had doubled since)
+        c.s.avg_rtt = 60e6;
+        c.on_deadline(&mut w, ms(40)); // sent at −20 ms: the oldest entry, 300
+                                       // 0.5·600 + 0.5·(300·5/6 + 50) = 450.
+        assert_eq!(w.cwnd, 450_000);
+        c.s.avg_rtt = 10e6;
+        c.s.base_rtt = ms(5);
+        c.on_deadline(&mut w, ms(60)); // sent at 50 ms: the entry recorded now, 450
+        assert_eq!(w.cwnd, 450_000 / 2 + (450_000 / 2 + 50_000) / 2);
+        assert_eq!(c.s.window_at(0.0, 1), 300_000);
+        assert_eq!(c.s.window_at(25e6, 1), 600_000);
+        assert_eq!(c.s.window_at(61e6, 1), 1);
+    }
+
+    #[test]
+    fn multiplicative_increase_until_the_queueing_delay_passes_the_threshold() {
+        let mut w = window(10);
+        let mut c = fast(json!({}));
+        c.on_start(&mut w, SimTime::ZERO);
+        // Before any sample: +min(acked, MSS) per ACK (a stretch ACK adds one MSS).
+        c.on_ack(&mut w, &ack(ms(1), MSS, None));
+        c.on_ack(&mut w, &ack(ms(2), 3 * MSS, None));
+        assert_eq!(w.cwnd, 12 * MSS);
+        // Queueing delay 0.5 ms < 0.75 ms: still MI, and the update leaves it.
+        c.on_ack(&mut w, &ack(ms(3), MSS, Some(ms(50))));
+        c.s.avg_rtt = 50.5e6;
+        c.on_ack(&mut w, &ack(ms(4), MSS, None));
+        assert_eq!(w.cwnd, 14 * MSS);
+        c.on_deadline(&mut w, ms(20));
+        assert_eq!(w.cwnd, 14 * MSS);
+        // 0.75 ms: FAST's update takes over; ACKs no longer add by themselves.
+        c.s.avg_rtt = 50.75e6;
+        c.on_ack(&mut w, &ack(ms(21), MSS, None));
+        assert_eq!(w.cwnd, 14 * MSS);
+        c.on_deadline(&mut w, ms(40));
+        assert!(w.cwnd + c.s.pending > 14 * MSS);
+        // mi_threshold = 0 turns MI off once there is a sample.
+        let mut c = fast(json!({"mi_threshold": "0s"}));
+        c.on_ack(&mut w, &ack(ms(1), MSS, Some(ms(50))));
+        let before = w.cwnd;
+        c.on_ack(&mut w, &ack(ms(2), MSS, Some(ms(50))));
+        assert_eq!(w.cwnd, before);
+    }
+
+    #[test]
+    fn loss_halves_recovery_freezes_the_update_timeout_halves_once() {
+        let mut w = window(400);
+        let mut c = settled(json!({}), &mut w);
+        assert_eq!(c.on_congestion(&w, Congestion::Loss, 400 * MSS), 200 * MSS);
+        assert_eq!(c.on_congestion(&w, Congestion::Loss, 3 * MSS), 2 * MSS); // floor
+                                                                             // In recovery the machinery owns the window: ACKs and the update leave it.
+        w.cwnd = 203 * MSS;
+        let mut a = ack(ms(1), MSS, Some(ms(60)));
+        a.in_recovery = true;
+        c.on_ack(&mut w, &a);
+        c.on_deadline(&mut w, ms(20));
+        assert_eq!(w.cwnd, 203 * MSS);
+        // Out of recovery, the next update moves it again.
+        c.on_ack(&mut w, &ack(ms(21), MSS, Some(ms(60))));
+        c.on_deadline(&mut w, ms(40));
+        assert_ne!(w.cwnd + c.s.pending, 203 * MSS);
+        // A timeout halves the flight for ssthresh, not again when repeated.
+        w.ssthresh = 150 * MSS;
+        assert_eq!(c.on_congestion(&w, Congestion::Timeout { repeated: false }, 300 * MSS), 150 * MSS);
+        assert_eq!(c.on_congestion(&w, Congestion::Timeout { repeated: true }, 300 * MSS), 150 * MSS);
+        assert!(!c.s.in_recovery);
+    }
+
+    #[test]
+    fn ecn_is_ignored_unless_asked() {
+        let w = window(100);
+        let mut c = fast(json!({}));
+        assert!(c.on_congestion(&w, Congestion::Ecn, 100 * MSS) >= w.cwnd);
+        let mut c = fast(json!({"react_to_ecn": true}));
+        assert_eq!(c.on_congestion(&w, Congestion::Ecn, 100 * MSS), 50 * MSS);
+    }
+
+    #[test]
+    fn algorithm1_steps_towards_alpha_star_by_at_most_delta_never_past_it() {
+        assert!((alpha_step(50.0, 100.0, 0.1) - 55.0).abs() < 1e-12);
+        assert_eq!(alpha_step(50.0, 52.0, 0.1), 52.0);
+        assert!((alpha_step(50.0, 10.0, 0.1) - 45.0).abs() < 1e-12);
+        assert_eq!(alpha_step(50.0, 48.0, 0.1), 48.0);
+        assert!((alpha_step(50.0, f64::INFINITY, 0.1) - 55.0).abs() < 1e-12);
+        assert_eq!(alpha_step(50.0, 50.0, 0.1), 50.0);
+        assert_eq!(alpha_step(50.0, 0.0, 0.1), 45.0);
+        // α* = q/(l·w): 10 ms, 2 losses in 1000, w = 125 s: 0.04 packets.
+        assert!((alpha_star(0.010, 0.002, 125.0) - 0.04).abs() < 1e-15);
+        assert_eq!(alpha_star(0.010, 0.0, 125.0), f64::INFINITY);
+    }
+
+    /// One α interval driven by hand: `retx` of `sent` segments resent (the last at
+    /// `last_loss`), RTT samples 50, 60, 70 ms (queueing delays 0, 10, 20 ms: q = 10 ms).
+    fn interval(cc: serde_json::Value, sent: u64, retx: u64, last_loss: SimTime) -> Fast {
+        let mut w = window(100);
+        let mut c = fast(cc);
+        c.on_start(&mut w, SimTime::ZERO);
+        for k in 0..sent {
+            let r = k < retx;
+            c.on_sent(if r { last_loss } else { ms(1) }, MSS, r);
+        }
+        for (k, r) in [50, 60, 70].into_iter().enumerate() {
+            c.on_ack(&mut w, &ack(ms(100 + k as u64), MSS, Some(ms(r))));
+        }
+        let end = SimTime::from_secs(120);
+        c.on_deadline(&mut w, end);
+        c
+    }
+
+    #[test]
+    fn algorithm1_alpha_star_from_an_interval_of_samples() {
+        let c = interval(json!({"adaptation": {"w": "125s"}}), 1000, 2, SimTime::from_secs(115));
+        // q = (0 + 10 + 20)/3 ms, l = 2/1000, w = 125 s: α* = 0.04; α = max(45, 0.04).
+        assert!((c.alpha_star().unwrap() - 0.01 / (0.002 * 125.0)).abs() < 1e-12);
+        assert!((c.alpha() - 45.0).abs() < 1e-12);
+        assert_eq!(c.deadline(), Some(SimTime::from_secs(120) + ms(20)));
+        assert_eq!(c.s.adapt.as_ref().unwrap().next, SimTime::from_secs(240));
+        // The statistics start again with the next interval.
+        let a = c.s.adapt.as_ref().unwrap();
+        assert_eq!((a.sent, a.retx, a.q_n), (0, 0, 0));
+        // A smaller w: α* = 0.01/(0.002·0.05) = 100: α grows by δ, to 55.
+        let c = interval(json!({"adaptation": {"w": "50ms"}}), 1000, 2, SimTime::from_secs(115));
+        assert!((c.alpha() - 55.0).abs() < 1e-12);
+        // α* = 0.01/(0.002·0.19) = 26.3, between α = 26 and 1.1·α: α lands on α*.
+        let c = interval(json!({"alpha": 26, "adaptation": {"w": "190ms"}}), 1000, 2, SimTime::from_secs(115));
+        assert!((c.alpha() - 0.01 / (0.002 * 0.19)).abs() < 1e-9, "{}", c.alpha());
+        // No loss in the interval: α* is infinite and α grows by δ (when not stopped).
+        let c = interval(json!({"adaptation": {"w": "125s", "stop_after_no_loss": "never"}}), 1000, 0, SimTime::ZERO);
+        assert_eq!(c.alpha_star(), Some(f64::INFINITY));
+        assert!((c.alpha() - 55.0).abs() < 1e-12);
+        // Nothing sent: no information, no update.
+        let c = interval(json!({"adaptation": {"w": "125s"}}), 0, 0, SimTime::ZERO);
+        assert_eq!((c.alpha(), c.alpha_star()), (50.0, None));
+    }
+
+    #[test]
+    fn algorithm1_stops_after_10s_without_loss() {
+        let cc = json!({"adaptation": {"w": "125s"}});
+        // Last loss 11 s before the end of the interval: stopped, α stays.
+        let c = interval(cc.clone(), 1000, 2, SimTime::from_secs(109));
+        assert_eq!((c.alpha(), c.alpha_star()), (50.0, None));
+        // Exactly 10 s: stopped; 9.999 s: updated.
+        let c = interval(cc.clone(), 1000, 2, SimTime::from_secs(110));
+        assert_eq!(c.alpha(), 50.0);
+        let c = interval(cc.clone(), 1000, 2, SimTime::from_secs(110) + ms(1));
+        assert!((c.alpha() - 45.0).abs() < 1e-12);
+        // Never a loss since the start: stopped (a FAST flow alone never adapts).
+        let c = interval(cc.clone(), 1000, 0, SimTime::ZERO);
+        assert_eq!((c.alpha(), c.alpha_star()), (50.0, None));
+        // A longer quiet period allowed: the same interval updates.
+        let c = interval(json!({"adaptation": {"w": "125s", "stop_after_no_loss": "30s"}}), 1000, 2, SimTime::from_secs(95));
+        assert!((c.alpha() - 45.0).abs() < 1e-12);
+        // Updates resume with the next loss.
+        let mut c = interval(cc, 1000, 2, SimTime::from_secs(100));
+        assert_eq!(c.alpha(), 50.0);
+        let mut w = window(100);
+        c.on_sent(SimTime::from_secs(235), MSS, true);
+        c.on_sent(SimTime::from_secs(235), MSS, false);
+        c.on_ack(&mut w, &ack(SimTime::from_secs(236), MSS, Some(ms(60))));
+        c.on_deadline(&mut w, SimTime::from_secs(240));
+        assert!((c.alpha() - 45.0).abs() < 1e-12);
+    }
+
+    fn read(cc: serde_json::Value) -> std::result::Result<FastParams, String> {
+        Fast::read(Table::new(&cc, "traffic[0].cc").unwrap()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn parameters_are_typed_validated_and_named() {
+        assert_eq!(read(json!({})).unwrap(), FastParams::default());
+        let p = read(json!({"alpha": 200, "gamma": 1, "update_every": "rtt", "mi_threshold": "1ms", "react_to_ecn": true,
+                            "adaptation": {"w": "1820s", "interval": "1min", "delta": 0.2, "stop_after_no_loss": "never"}}))
+        .unwrap();
+        assert_eq!(
+            p,
+            FastParams {
+                alpha: 200.0,
+                gamma: 1.0,
+                update_interval_ns: None,
+                mi_threshold_ns: 1_000_000,
+                react_to_ecn: true,
+                adaptation: Some(AdaptationParams {
+                    w_ns: 1_820_000_000_000,
+                    interval_ns: 60_000_000_000,
+                    delta: 0.2,
+                    stop_after_no_loss_ns: None
+                }),
+            }
+        );
+        let a = read(json!({"adaptation": {"w": "125s"}})).unwrap().adaptation.unwrap();
+        assert_eq!((a.interval_ns, a.delta, a.stop_after_no_loss_ns), (120_000_000_000, 0.1, Some(10_000_000_000)));
+        let bad = |cc: serde_json::Value, want: &str| assert_eq!(read(cc).unwrap_err(), want);
+        bad(json!({"alpha": 0}), "traffic[0].cc.alpha: expected a positive number of packets, got 0");
+        bad(json!({"alpha": -3}), "traffic[0].cc.alpha: expected a positive number of packets, got -3");
+        bad(json!({"alpha": 2e9}), "traffic[0].cc.alpha: expected a positive number of packets of at most 1e9, got 2000000000");
+        bad(json!({"alpha": "50"}), "traffic[0].cc.alpha: expected a number, got \"50\"");
+        bad(json!({"gamma": 0}), "traffic[0].cc.gamma: expected a number in (0, 1], got 0");
+        bad(json!({"gamma": 1.5}), "traffic[0].cc.gamma: expected a number in (0, 1], got 1.5");
+        bad(json!({"update_every": "0s"}), "traffic[0].cc.update_every: expected a positive duration like \"20ms\" or \"rtt\", got \"0s\"");
+        bad(
+            json!({"update_every": "often"}),
+            "traffic[0].cc.update_every: expected a positive duration like \"20ms\" or \"rtt\", got \"often\"",
+        );
+        bad(json!({"update_every": 20}), "traffic[0].cc.update_every: expected a positive duration like \"20ms\" or \"rtt\", got 20");
+        bad(json!({"mi_threshold": "1"}), "traffic[0].cc.mi_threshold: expected a duration like \"25ms\", got \"1\"");
+        bad(json!({"react_to_ecn": "no"}), "traffic[0].cc.react_to_ecn: expected true or false, got \"no\"");
+        bad(json!({"adaptation": true}), "traffic[0].cc.adaptation: expected a table, got true");
+        bad(json!({"adaptation": {}}), "traffic[0].cc.adaptation.w: missing: Algorithm 1's w, e.g. \"125s\" (α* = q/(l·w))");
+        bad(
+            json!({"adaptation": {"w": "0s"}}),
+            "traffic[0].cc.adaptation.w: expected a positive duration (Algorithm 1's w, e.g. \"125s\" (α* = q/(l·w))), got \"0s\"",
+        );
+        bad(json!({"adaptation": {"w": 125}}), "traffic[0].cc.adaptation.w: expected a duration like \"25ms\", got 125 (write the unit)");
+        bad(
+            json!({"adaptation": {"w": "125s", "interval": "0s"}}),
+            "traffic[0].cc.adaptation.interval: expected a positive duration (the α update interval), got \"0s\"",
+        );
+        bad(
+            json!({"adaptation": {"w": "125s", "delta": 0}}),
+            "traffic[0].cc.adaptation.delta: expected a number between 0 and 1 (exclusive), got 0",
+        );
+        bad(
+            json!({"adaptation": {"w": "125s", "stop_after_no_loss": "sometimes"}}),
+            "traffic[0].cc.adaptation.stop_after_no_loss: expected a positive duration like \"20ms\" or \"never\", got \"sometimes\"",
+        );
+        bad(
+            json!({"adaptation": {"w": "125s", "stop_after_no_loss": "0s"}}),
+            "traffic[0].cc.adaptation.stop_after_no_loss: expected a positive duration like \"20ms\" or \"never\", got \"0s\"",
+        );
+        bad(
+            json!({"adaptation": {"w": "125s", "dleta": 0.1}}),
+            "traffic[0].cc.adaptation.dleta: unknown key (did you mean `delta`?); FAST's adaptation takes: w, interval, delta, stop_after_no_loss",
+        );
+        bad(
+            json!({"beta": 1}),
+            "traffic[0].cc.beta: unknown key; the fast controller takes: alpha, gamma, update_every, mi_threshold, react_to_ecn, adaptation",
+        );
     }
 }
