@@ -6,8 +6,8 @@
 //!
 //! Where the papers leave a detail open this file follows the ns-2 FAST module
 //! (Cui and Andrew, University of Melbourne, v1.1.3, `tcp/tcp-fast.cc` in ns-2.35,
-//! defaults in `tcl/lib/ns-default.tcl`), the implementation the heterogeneous
-//! paper's ns-2 simulations ran. Every rule below names its source; the
+//! defaults in `tcl/lib/ns-default.tcl`), the public ns-2 FAST (the heterogeneous
+//! paper ran ns-2 but does not name its module). Every rule below names its source; the
 //! deviations are listed in `docs/protocols.md` (FAST TCP).
 //!
 //! The window is kept in the machinery's bytes; FAST's arithmetic is in packets
@@ -40,7 +40,7 @@ const MAX_ALPHA: f64 = 1e9;
 /// The window never goes below 2 packets by FAST's update (ns-2 `fast_calc_cwnd`:
 /// `if (target_cwnd<2) target_cwnd=2`).
 const MIN_WINDOW_PACKETS: f64 = 2.0;
-/// Largest weight of the RTT average (ToN §III-B estimation: η = min{3/w, 1/4}).
+/// Largest weight of the RTT average (ToN §III estimation: η = min{3/w, 1/4}).
 const MAX_RTT_WEIGHT: f64 = 0.25;
 
 /// FAST TCP's parameters (the canonical configuration's `params`).
@@ -282,7 +282,7 @@ impl State {
     }
 }
 
-/// FAST's window update in packets (ToN §III-B eq. for window control; Infocom
+/// FAST's window update in packets (ToN §III eq. for window control; Infocom
 /// 2004 §3.3; heterogeneous paper §II eq. (1) with γ):
 /// w ← min{2w, (1−γ)w + γ(baseRTT/RTT·w + α)}, floored at 2 packets (ns-2).
 ///
@@ -376,7 +376,7 @@ impl State {
         found
     }
 
-    /// One window update (ToN §III-B): the target from the average RTT; a decrease
+    /// One window update (ToN §III): the target from the average RTT; a decrease
     /// at once, an increase released one MSS at a time over the next update period
     /// (ToN burstiness control; ns-2 `fast_pace`). `w_sent` is the window the
     /// packets of the average RTT were sent with (the baseRTT/RTT·w term; ns-2
@@ -448,11 +448,11 @@ impl CongestionControl for Fast {
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
         let s = &mut *self.s;
         if let Some(r) = ack.rtt {
-            // baseRTT: the minimum RTT observed so far (ToN §III-B).
+            // baseRTT: the minimum RTT observed so far (ToN §III).
             if r < s.base_rtt {
                 s.base_rtt = r;
             }
-            // Average RTT (ToN §III-B estimation): T ← (1−η)T + η·RTT per sample,
+            // Average RTT (ToN §III estimation): T ← (1−η)T + η·RTT per sample,
             // η = min{3/w, 1/4}, w the window in packets.
             let r = r.0 as f64;
             if s.avg_rtt == 0.0 {
@@ -506,7 +506,7 @@ impl CongestionControl for Fast {
         let s = &mut *self.s;
         s.pending = 0;
         match event {
-            // A loss detected by duplicate ACKs: halve, as Reno (ToN §III-B: FAST
+            // A loss detected by duplicate ACKs: halve, as Reno (ToN §III: FAST
             // "halves its window when packet loss is detected"; ns-2
             // `dupack_action`), then recover; FAST's update waits for the end.
             Congestion::Loss => {
