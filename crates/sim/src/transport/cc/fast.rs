@@ -54,7 +54,7 @@ pub struct FastParams {
     /// Window update period in ns; `None`: once per round trip.
     pub update_interval_ns: Option<u64>,
     /// Multiplicative increase (FAST's slow start) while the average queueing
-    /// delay is below this (ns); 0 turns it off.
+    /// delay is below this (ns); with 0, only until the first RTT sample.
     pub mi_threshold_ns: u64,
     /// Halve the window on an ECN-Echo (once per window of data); false ignores marks.
     pub react_to_ecn: bool,
@@ -282,8 +282,8 @@ impl State {
     }
 }
 
-/// FAST's window update in packets (ToN §III eq. for window control; Infocom
-/// 2004 §3.3; heterogeneous paper §II eq. (1) with γ):
+/// FAST's window update in packets (ToN §III and Infocom 2004, window control;
+/// heterogeneous paper §II eq. (1), with γ):
 /// w ← min{2w, (1−γ)w + γ(baseRTT/RTT·w + α)}, floored at 2 packets (ns-2).
 ///
 /// `w` is the current window and `w_sent` the window the packets of the average
@@ -506,9 +506,9 @@ impl CongestionControl for Fast {
         let s = &mut *self.s;
         s.pending = 0;
         match event {
-            // A loss detected by duplicate ACKs: halve, as Reno (ToN §III: FAST
-            // "halves its window when packet loss is detected"; ns-2
-            // `dupack_action`), then recover; FAST's update waits for the end.
+            // A loss detected by duplicate ACKs: halve, as Reno (ToN §III: on a
+            // loss FAST halves its window, as Reno; ns-2 `dupack_action`), then
+            // recover; FAST's update waits for the end.
             Congestion::Loss => {
                 s.in_recovery = true;
                 halve(flight, w.mss)
