@@ -14,10 +14,12 @@
 //! class's `cc = { ... }` table), plus one line in `registry.rs`. A controller
 //! defined outside this crate (a test, an experiment) registers at run time with
 //! [`Registry::register`].
+mod fast;
 mod newreno;
 mod registry;
 mod reno;
 
+pub use fast::{AdaptationParams, Fast, FastParams};
 pub use newreno::{halve, NewReno, RenoGrowth};
 pub use reno::Reno;
 pub use registry::{Cc, CcConfig, Registry, BUILTIN};
@@ -40,7 +42,8 @@ pub struct Window {
 }
 
 /// What the sender learned from one arriving acknowledgment (duplicates included).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// (`Ack::default()` is an ACK of nothing at time zero, for tests to fill in.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ack {
     pub now: SimTime,
     /// Bytes newly acknowledged cumulatively (0 for a duplicate ACK).

@@ -238,4 +238,5 @@ impl<'de> serde::Deserialize<'de> for CcConfig {
 window_protocols! {
     NewReno => super::NewReno,
     Reno => super::Reno,
+    Fast => super::Fast,
 }
