@@ -14,9 +14,11 @@
 //! class's `cc = { ... }` table), plus one line in `registry.rs`. A controller
 //! defined outside this crate (a test, an experiment) registers at run time with
 //! [`Registry::register`].
+mod ledbat;
 mod newreno;
 mod registry;
 
+pub use ledbat::{Implementation as LedbatImplementation, Ledbat, LedbatParams, Variant as LedbatVariant};
 pub use newreno::NewReno;
 pub use registry::{Cc, CcConfig, Registry, BUILTIN};
 
