@@ -511,12 +511,19 @@ impl State {
                 }
                 // cwnd += GAIN · off_target · bytes_newly_acked · MSS / cwnd (§2.4.2).
                 let mut c = self.acc + off * (ack.bytes_acked * mss) as f64 / self.acc;
-                // cwnd = min(cwnd, flightsize + ALLOWED_INCREASE · MSS).
+                // cwnd = min(cwnd, flightsize + ALLOWED_INCREASE · MSS). (Tests rather
+                // than min/max: rarely taken, they keep the per-ACK chain short.)
                 if self.allowed_increase > 0.0 {
-                    c = c.min(ack.flight as f64 + self.allowed_increase * mss as f64);
+                    let cap = ack.flight as f64 + self.allowed_increase * mss as f64;
+                    if c > cap {
+                        c = cap;
+                    }
                 }
                 // cwnd = max(cwnd, MIN_CWND · MSS).
-                c = c.max((self.min_cwnd as u64 * mss) as f64);
+                let floor = (self.min_cwnd as u64 * mss) as f64;
+                if c < floor {
+                    c = floor;
+                }
                 self.acc = c;
                 w.cwnd = c as u64;
             }
