@@ -127,6 +127,9 @@ impl LedbatParams {
         };
         match variant {
             Variant::Draft00 => draft,
+            // Background-transfers paper §IV-A: "a more 'aggressive' 60ms value
+            // (labeled as LEDBAT-60)"; FAIRBAT's LEDBAT~a taken to be the same
+            // (docs/protocols.md#ledbat gives the reasons and the sensitivity).
             Variant::Ledbat60 | Variant::LedbatA => LedbatParams { target: SimTime::from_millis(60), ..draft },
             // RFC 6817 §2.5: TARGET 100 ms (MUST be at most 100 ms), GAIN 1 (MUST be at
             // most 1), BASE_HISTORY 10, INIT_CWND = MIN_CWND = 2, ALLOWED_INCREASE 1.
