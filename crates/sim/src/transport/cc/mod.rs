@@ -15,11 +15,13 @@
 //! defined outside this crate (a test, an experiment) registers at run time with
 //! [`Registry::register`].
 mod fast;
+mod ledbat;
 mod newreno;
 mod registry;
 mod reno;
 
 pub use fast::{AdaptationParams, Fast, FastParams};
+pub use ledbat::{Implementation as LedbatImplementation, Ledbat, LedbatParams, Variant as LedbatVariant};
 pub use newreno::{halve, NewReno, RenoGrowth};
 pub use reno::Reno;
 pub use registry::{Cc, CcConfig, Registry, BUILTIN};

@@ -239,4 +239,5 @@ window_protocols! {
     NewReno => super::NewReno,
     Reno => super::Reno,
     Fast => super::Fast,
+    Ledbat => super::Ledbat,
 }
