@@ -16,9 +16,11 @@
 //! [`Registry::register`].
 mod newreno;
 mod registry;
+mod tcp_lp;
 
 pub use newreno::NewReno;
 pub use registry::{Cc, CcConfig, Registry, BUILTIN};
+pub use tcp_lp::{TcpLp, TcpLpParams};
 
 use crate::engine::SimTime;
 use crate::settings::{Result, Table};
