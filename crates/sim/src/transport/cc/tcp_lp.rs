@@ -193,8 +193,12 @@ pub enum Indication {
 ///   §III-B); without this rule the ACKs already in flight, whose delays predate
 ///   the reduction, would floor the window within the same round trip. TCP
 ///   reacts to losses (RFC 6582 `recover`) and ECN marks (RFC 3168 §6.1.2) once
-///   per window in the same way. Linux and ns-3 instead move the thresholds
-///   after an indication (see [`Ns3`]);
+///   per window in the same way. For the same reason the smoothed delay starts
+///   again from the first sample of data sent after the indication: smoothed
+///   with gain 1/8 it would otherwise still be made of the delays that caused
+///   the first indication for several more ACKs, and floor the window of a flow
+///   alone on its link (whose queue the halving has emptied). Linux and ns-3
+///   instead move the thresholds after an indication (see [`Ns3`]);
 /// * the smoothed RTT of the inference time-out is the controller's own, from
 ///   `ack.rtt` with RFC 6298's gain 1/8;
 /// * during loss recovery (the machinery owns the window) delays are recorded
@@ -221,6 +225,9 @@ pub struct Paper {
     /// `snd_nxt` at the last indication: no further indication until the
     /// cumulative ACK passes it.
     hold_until: u64,
+    /// The smoothed delay restarts from the first sample of data sent after the
+    /// last indication.
+    restart: bool,
 }
 
 impl Paper {
@@ -237,6 +244,7 @@ impl Paper {
             srtt: 0.0,
             inference_end: SimTime::ZERO,
             hold_until: 0,
+            restart: false,
         }
     }
 
@@ -265,9 +273,10 @@ impl Paper {
         (self.inference_end != SimTime::ZERO).then_some(self.inference_end)
     }
 
-    /// One one-way delay sample `d` (ns).
+    /// One one-way delay sample `d` (ns); `fresh`: the first sample of data sent
+    /// after the last indication.
     #[inline]
-    fn sample(&mut self, d: f64) {
+    fn sample(&mut self, d: f64, fresh: bool) {
         if !self.sampled {
             // The first sample is the smoothed delay (as TCP's first SRTT,
             // RFC 6298 rule 2.2; Linux and ns-3 likewise).
@@ -278,6 +287,13 @@ impl Paper {
             self.threshold = d;
             return;
         }
+        if fresh {
+            // What follows an indication is judged on the network's answer to the
+            // reduced window (§III-B), not on delays measured before it: the smoothed
+            // delay starts again from this sample, as RFC 6298 §5 (note to rule
+            // 5.7) lets a sender restart a stale SRTT from the next measurement.
+            self.sowd = d;
+        }
         // d_min and d_max over the connection's lifetime (§III-A).
         if d < self.owd_min || d > self.owd_max {
             self.owd_min = self.owd_min.min(d);
@@ -287,7 +303,9 @@ impl Paper {
             self.threshold = self.owd_min + (self.owd_max - self.owd_min) * self.delta;
         }
         // sd_i = (1 − γ)·sd_{i−1} + γ·d_i (§III-A).
-        self.sowd += self.gain * (d - self.sowd);
+        if !fresh {
+            self.sowd += self.gain * (d - self.sowd);
+        }
     }
 
     /// The early congestion indication test and reaction (§III-B); returns what
@@ -316,6 +334,7 @@ impl Paper {
         // (Re)start the inference time-out: `inference_rtts` smoothed RTTs (§III-B).
         self.inference_end = ack.now + SimTime((self.inference_rtts * self.srtt) as u64);
         self.hold_until = ack.snd_nxt;
+        self.restart = true;
         Some(what)
     }
 
@@ -327,7 +346,9 @@ impl Paper {
             self.srtt = if self.srtt == 0.0 { r } else { self.srtt + 0.125 * (r - self.srtt) };
         }
         if let Some(d) = ack.one_way_delay {
-            self.sample(d.0 as f64);
+            let fresh = self.restart && ack.snd_una > self.hold_until;
+            self.restart &= !fresh;
+            self.sample(d.0 as f64, fresh);
         }
         if ack.in_recovery {
             // Recovery sets the window; the controller only observes.
@@ -653,8 +674,30 @@ mod tests {
         let a = ack(ms(215), ms(60), None, 115 * MSS);
         assert!(a.now < first);
         c.on_ack(&mut w, &a);
+        assert_eq!(c.smoothed_owd(), 60e6); // restarted from this fresh sample
         assert_eq!((w.cwnd, w.ssthresh), (MSS, MSS));
         assert_eq!(c.inference_end(), Some(ms(215) + ms(300)));
+    }
+
+    #[test]
+    fn the_second_indication_is_judged_on_delays_after_the_reduction() {
+        let (mut c, mut w) = primed();
+        four_late_acks(&mut c, &mut w, ms(200));
+        let halved = w.cwnd;
+        for k in 5..=14u64 {
+            c.on_ack(&mut w, &ack(ms(200 + k), ms(60), None, 100 * MSS + k * MSS));
+        }
+        // The smoothed delay is still made of the old, long delays...
+        assert!(c.smoothed_owd() > 50e6);
+        // ... but the first ACK of data sent after the reduction reports an empty
+        // queue (20 ms): the smoothed delay restarts there, no indication.
+        c.on_ack(&mut w, &ack(ms(215), ms(20), None, 115 * MSS));
+        assert_eq!(c.smoothed_owd(), 20e6);
+        assert_eq!(w.cwnd, halved);
+        // Later samples are smoothed again: 20 + (60 − 20)/8 = 25 ms.
+        c.on_ack(&mut w, &ack(ms(216), ms(60), None, 116 * MSS));
+        assert_eq!(c.smoothed_owd(), 25e6);
+        assert_eq!(w.cwnd, halved);
     }
 
     #[test]
