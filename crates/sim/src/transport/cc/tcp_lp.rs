@@ -10,7 +10,7 @@
 //! window does not grow (paper §III-B). Losses and timeouts get TCP's own
 //! response.
 //!
-//! Two variants (`cc = { variant = ... }`), compared rule by rule in
+//! Three variants (`cc = { variant = ... }`), compared rule by rule in
 //! docs/protocols.md (section TCP-LP):
 //!
 //! * `"paper"` (the default) follows the paper: lifetime minimum and maximum of
@@ -18,8 +18,10 @@
 //!   smoothed RTTs, no growth at all (slow start included) during it, and after
 //!   an indication the additive-increase phase (ssthresh = the reduced window).
 //!   At most one indication per window of data (see [`Paper`]).
-//! * `"ns3"` is ns-3 3.44's `TcpLp` (src/internet/model/tcp-lp.cc) rule for
-//!   rule, in its integer millisecond arithmetic, for cross-checks against ns-3.
+//! * `"ns3"` is ns-3 3.44's `TcpLp` (src/internet/model/tcp-lp.cc) and
+//!   `"linux"` Linux's `tcp_lp.c` (which ns-2.35 runs in its TCP-Linux agent),
+//!   rule for rule in their integer millisecond arithmetic, for cross-checks
+//!   (see [`Reference`]).
 use super::newreno::halve;
 use super::{Ack, Congestion, CongestionControl, NewReno, Window, WindowProtocol};
 use crate::engine::SimTime;
@@ -34,13 +36,15 @@ pub enum Variant {
     Paper,
     /// ns-3 3.44's TcpLp.
     Ns3,
+    /// Linux's tcp_lp.c (as ns-2.35 runs it).
+    Linux,
 }
 
 /// TCP-LP's parameters (the `cc` table).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "RawParams")]
 pub struct TcpLpParams {
-    /// `"paper"` or `"ns3"`; default `"paper"`.
+    /// `"paper"`, `"ns3"` or `"linux"`; default `"paper"`.
     pub variant: Variant,
     /// δ, where the threshold sits between the minimum and maximum one-way delay;
     /// default 0.15 (paper §III-A and its simulations; Linux's and ns-3's `15 / 100`).
@@ -94,14 +98,15 @@ impl TcpLpParams {
         if !(0.0..=MAX_INFERENCE_RTTS).contains(&self.inference_rtts) {
             return Err(("inference_rtts", format!("expected a number from 0 to {MAX_INFERENCE_RTTS}, got {}", self.inference_rtts)));
         }
-        if self.variant == Variant::Ns3 {
-            // ns-3 smooths with shifts (gain 1/8) and computes 15 * (max - min) / 100.
+        if self.variant != Variant::Paper {
+            // ns-3 and Linux smooth with shifts (gain 1/8) and compute 15 * (max - min) / 100.
+            let v = if self.variant == Variant::Ns3 { "ns3" } else { "linux" };
             if self.gain != 0.125 {
-                return Err(("gain", format!("the ns3 variant smooths with ns-3's fixed gain 1/8 (0.125), got {}", self.gain)));
+                return Err(("gain", format!("the {v} variant smooths with a fixed gain of 1/8 (0.125), got {}", self.gain)));
             }
             let pct = self.delta * 100.0;
             if (pct - pct.round()).abs() > 1e-9 {
-                return Err(("delta", format!("the ns3 variant takes delta in whole hundredths, as ns-3's 15/100, got {}", self.delta)));
+                return Err(("delta", format!("the {v} variant takes delta in whole hundredths (its threshold is 15/100), got {}", self.delta)));
             }
         }
         Ok(())
@@ -112,7 +117,7 @@ impl TcpLpParams {
 #[derive(Clone, Debug)]
 pub enum TcpLp {
     Paper(Paper),
-    Ns3(Ns3),
+    Reference(Reference),
 }
 
 impl WindowProtocol for TcpLp {
@@ -124,7 +129,8 @@ impl WindowProtocol for TcpLp {
         let variant = match t.get::<String>("variant")?.as_deref() {
             None | Some("paper") => Variant::Paper,
             Some("ns3") => Variant::Ns3,
-            Some(other) => return err(t.key_path("variant"), format!("expected \"paper\" or \"ns3\", got {other:?}")),
+            Some("linux") => Variant::Linux,
+            Some(other) => return err(t.key_path("variant"), format!("expected \"paper\", \"ns3\" or \"linux\", got {other:?}")),
         };
         let p = TcpLpParams {
             variant,
@@ -142,7 +148,7 @@ impl WindowProtocol for TcpLp {
     fn new(p: &TcpLpParams) -> Self {
         match p.variant {
             Variant::Paper => TcpLp::Paper(Paper::new(p)),
-            Variant::Ns3 => TcpLp::Ns3(Ns3::new(p)),
+            Variant::Ns3 | Variant::Linux => TcpLp::Reference(Reference::new(p)),
         }
     }
 }
@@ -152,7 +158,7 @@ impl CongestionControl for TcpLp {
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
         match self {
             TcpLp::Paper(c) => c.on_ack(w, ack),
-            TcpLp::Ns3(c) => c.on_ack(w, ack),
+            TcpLp::Reference(c) => c.on_ack(w, ack),
         }
     }
 
@@ -198,7 +204,7 @@ pub enum Indication {
 ///   with gain 1/8 it would otherwise still be made of the delays that caused
 ///   the first indication for several more ACKs, and floor the window of a flow
 ///   alone on its link (whose queue the halving has emptied). Linux and ns-3
-///   instead move the thresholds after an indication (see [`Ns3`]);
+///   instead move the thresholds after an indication (see [`Reference`]);
 /// * the smoothed RTT of the inference time-out is the controller's own, from
 ///   `ack.rtt` with RFC 6298's gain 1/8;
 /// * during loss recovery (the machinery owns the window) delays are recorded
@@ -314,7 +320,7 @@ impl Paper {
     fn indicate(&mut self, w: &mut Window, ack: &Ack, within: bool) -> Option<Indication> {
         // An indication: the smoothed delay exceeds the threshold (§III-A eq. (1)),
         // counted once per window of data (see the type's notes).
-        if !(self.sowd > self.threshold) || ack.snd_una <= self.hold_until {
+        if self.sowd <= self.threshold || ack.snd_una <= self.hold_until {
             return None;
         }
         let what = if within {
@@ -367,54 +373,68 @@ impl Paper {
     }
 }
 
-/// ns-3 3.44's TcpLp, rule for rule, for cross-checks with ns-3:
-/// * one-way delays in whole milliseconds, as ns-3's timestamp difference
-///   `TSval − TSecr` (both `Now().GetMilliSeconds()`): when the ACK carries an RTT
-///   sample the send time is known and the difference of the two truncated
-///   clocks is reproduced exactly; otherwise the delay is truncated. A zero
-///   delay is not a sample (`LP_VALID_OWD`);
-/// * `sowd` is kept times 8 and updated by shifts; `d_min`, `d_max` and a
-///   "reserve" maximum (the largest sample, d_max being the runner-up) as ns-3
-///   (and Linux) keep them;
-/// * the threshold test `sowd/8 <= d_min + pct·(d_max − d_min)/100` in 32-bit
+/// ns-3 3.44's TcpLp (`variant = "ns3"`) or Linux's tcp_lp.c (`variant =
+/// "linux"`, the code ns-2.35 runs as `Agent/TCP/Linux` with `select_ca lp`),
+/// rule for rule, for cross-checks. What they share (ns-3's is a port of Linux's):
+/// * one-way delays in whole milliseconds, as their timestamp difference
+///   `TSval − TSecr` (receiver's and sender's clocks in ms; one clock in a
+///   simulator): when the ACK carries an RTT sample the send time is known and
+///   the difference of the two truncated clocks is reproduced exactly; otherwise
+///   the delay is truncated. A zero delay is not a sample (`LP_VALID_OWD`);
+/// * `sowd` kept times 8 and updated by shifts (gain 1/8); `d_min`; `d_max` the
+///   runner-up of a "reserve" maximum (the largest sample is forgotten);
+/// * the threshold `d_min + pct·(d_max − d_min)/100` in 32-bit unsigned
 ///   integers (pct = 100·δ);
-/// * on an indication: `d_min = sowd/8`, `d_max = reserve = sowd/4` (Linux's
-///   "FIXME" reset, kept by ns-3), cwnd to max(cwnd/2, 1 MSS) or to 1 MSS within
-///   the inference time-out, ssthresh untouched;
-/// * the inference time-out is `inference_rtts` times the latest RTT (ns-3:
-///   `3 * (Now − TSecr)`, the echo truncated to milliseconds), measured from the
-///   last reduction; its state is decided before this ACK's reduction;
-/// * within it congestion avoidance does not grow the window, slow start does
-///   (ns-3 overrides `CongestionAvoidance` only);
-/// * every ACK runs the rules, duplicates and ACKs in recovery included (ns-3
-///   calls `PktsAcked` for each); in recovery the window change is left to the
-///   machinery, which overrides it in ns-3 as well.
+/// * on an indication: `d_min = sowd/8`, `d_max = reserve = sowd/4` (the Linux
+///   port's "FIXME" reset), the window to half, not below one segment, or to one
+///   segment within the inference time-out; ssthresh untouched;
+/// * the inference time-out is `inference_rtts` times the ACK's RTT measured
+///   from the echoed timestamp (`3 * (now − TSecr)`, the echo in whole ms),
+///   counted from the last reduction; the time-out state is decided before this
+///   ACK's reduction;
+/// * in recovery the window change is left to the machinery (ns-3 and Linux
+///   override it there too); the delay state changes as theirs.
 ///
-/// Known differences: ns-3 echoes on a duplicate ACK the timestamp of the last
-/// in-order segment, so its duplicate-ACK delays grow with the time since that
-/// segment was sent; here a duplicate ACK reports the arriving segment's delay.
-/// Window growth is cclab's NewReno (ns-3's slow start adds `segmentsAcked`
-/// MSS per ACK, capped at ssthresh).
+/// Where they differ:
+///
+/// | rule | ns-3 3.44 | Linux (and ns-2.35) |
+/// |---|---|---|
+/// | ACKs that run the rules | every ACK, duplicates included (`PktsAcked` per ACK) | ACKs of new data (`pkts_acked`) |
+/// | one-way delay sample | every such ACK | only with a valid timestamp (not after a retransmission) |
+/// | indication | `sowd/8 > threshold` | `sowd/8 ≥ threshold` |
+/// | growth within the time-out | congestion avoidance held, slow start not | none (`tcp_reno_cong_avoid` skipped) |
+/// | window | bytes: max(cwnd/2, 1 MSS) | whole segments: max(⌊cwnd/MSS⌋/2, 1) |
+/// | time-out clock | ns (`Now()`), echo in ms | ms (`tcp_time_stamp`) |
+///
+/// Known differences from both: ns-3 echoes on a duplicate ACK the timestamp of
+/// the last in-order segment, so its duplicate-ACK delays grow with the time
+/// since that segment was sent; here a duplicate ACK reports the arriving
+/// segment's delay. Linux estimates the receiver's clock rate (`remote_hz`);
+/// here the clocks are one. Window growth is cclab's NewReno (ns-3's slow
+/// start adds `segmentsAcked` MSS per ACK, capped at ssthresh).
 #[derive(Clone, Debug)]
-pub struct Ns3 {
+pub struct Reference {
+    /// Linux's rules (else ns-3's).
+    linux: bool,
     pct: u32,
     inference_rtts: f64,
-    /// Smoothed one-way delay times 8 (ms), ns-3's `m_sOwd`.
+    /// Smoothed one-way delay times 8 (ms), `sowd` / `m_sOwd`.
     sowd: u32,
     owd_min: u32,
     owd_max: u32,
     owd_max_rsv: u32,
-    /// When the window was last reduced (ns-3's `m_lastDrop`; None: never).
+    /// When the window was last reduced (`last_drop`; None: never).
     last_drop: Option<SimTime>,
-    /// ns-3's `m_inference`.
+    /// `inference`.
     inference: SimTime,
 }
 
 const MS: u64 = 1_000_000;
 
-impl Ns3 {
+impl Reference {
     fn new(p: &TcpLpParams) -> Self {
-        Ns3 {
+        Reference {
+            linux: p.variant == Variant::Linux,
             pct: (p.delta * 100.0).round() as u32,
             inference_rtts: p.inference_rtts,
             sowd: 0,
@@ -431,12 +451,12 @@ impl Ns3 {
         (self.sowd, self.owd_min, self.owd_max, self.owd_max_rsv)
     }
 
-    /// The current inference time-out (ns-3's `m_inference`).
+    /// The current inference time-out.
     pub fn inference(&self) -> SimTime {
         self.inference
     }
 
-    /// ns-3's `RttSample`: one one-way delay sample in ms.
+    /// `RttSample` / `tcp_lp_rtt_sample`: one one-way delay sample in ms.
     #[inline]
     fn sample(&mut self, mowd: u32) {
         if mowd == 0 {
@@ -454,7 +474,7 @@ impl Ns3 {
                 self.owd_max = mowd;
             }
         }
-        // sowd = 7/8 sowd + 1/8 owd, kept times 8 (u32 arithmetic as ns-3's).
+        // sowd = 7/8 sowd + 1/8 owd, kept times 8 (u32 arithmetic as theirs).
         if self.sowd != 0 {
             self.sowd = self.sowd.wrapping_add(mowd.wrapping_sub(self.sowd >> 3));
         } else {
@@ -464,39 +484,59 @@ impl Ns3 {
 
     #[inline]
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        if self.linux && ack.bytes_acked == 0 {
+            return; // Linux calls pkts_acked and cong_avoid for new data only
+        }
         let now = ack.now;
         // The segment's send time, when the ACK echoes it (an RTT sample).
         let sent = ack.rtt.map(|r| now - r);
         if let Some(d) = ack.one_way_delay {
             let mowd = match sent {
-                Some(s) => (s + d).0 / MS - s.0 / MS,
-                None => d.0 / MS,
+                Some(s) => Some((s + d).0 / MS - s.0 / MS),
+                None if !self.linux => Some(d.0 / MS),
+                None => None,
             };
-            self.sample(mowd.min(u32::MAX as u64) as u32);
-        }
-        if let Some(s) = sent {
-            let echo = SimTime(s.0 / MS * MS);
-            if now.0 / MS > s.0 / MS {
-                self.inference = SimTime(((now - echo).0 as f64 * self.inference_rtts) as u64);
+            if let Some(m) = mowd {
+                self.sample(m.min(u32::MAX as u64) as u32);
             }
         }
-        let within = self.last_drop.is_some_and(|t| now - t < self.inference);
-        // "Within threshold": sowd/8 <= d_min + 15·(d_max − d_min)/100, in ns-3's
-        // 32-bit unsigned arithmetic (before the first sample, d_max − d_min wraps to 1).
+        // inference = 3·(now − TSecr), when now is past the echo (in ms).
+        if let Some(s) = sent {
+            let echo_ms = s.0 / MS;
+            if now.0 / MS > echo_ms {
+                let rtt = if self.linux { SimTime((now.0 / MS - echo_ms) * MS) } else { now - SimTime(echo_ms * MS) };
+                self.inference = SimTime((rtt.0 as f64 * self.inference_rtts) as u64);
+            }
+        }
+        let within = self.last_drop.is_some_and(|t| {
+            if self.linux {
+                (now.0 / MS - t.0 / MS) * MS < self.inference.0
+            } else {
+                now - t < self.inference
+            }
+        });
+        // "Within threshold": sowd/8 (<= ns-3, < Linux) d_min + 15·(d_max − d_min)/100,
+        // in 32-bit unsigned arithmetic (before the first sample, d_max − d_min wraps to 1).
         let threshold = self.owd_min.wrapping_add(self.pct.wrapping_mul(self.owd_max.wrapping_sub(self.owd_min)) / 100);
-        if self.sowd >> 3 > threshold {
+        let s = self.sowd >> 3;
+        if s > threshold || (self.linux && s == threshold) {
             self.owd_min = self.sowd >> 3;
             self.owd_max = self.sowd >> 2;
             self.owd_max_rsv = self.sowd >> 2;
             if !ack.in_recovery {
-                w.cwnd = if within { w.mss } else { (w.cwnd >> 1).max(w.mss) };
+                w.cwnd = match (within, self.linux) {
+                    (true, _) => w.mss,
+                    (false, false) => (w.cwnd >> 1).max(w.mss),
+                    (false, true) => ((w.cwnd / w.mss) >> 1).max(1) * w.mss,
+                };
             }
             self.last_drop = Some(now);
         }
         if ack.bytes_acked == 0 || ack.in_recovery {
             return;
         }
-        if w.cwnd < w.ssthresh || !within {
+        // Growth: ns-3 holds congestion avoidance only, Linux all of it.
+        if !within || (!self.linux && w.cwnd < w.ssthresh) {
             NewReno.on_ack(w, ack);
         }
     }
@@ -777,7 +817,7 @@ mod tests {
     #[test]
     fn ns3_variant_reproduces_ns3s_test_vectors() {
         let p = TcpLpParams { variant: Variant::Ns3, ..Default::default() };
-        let mut c = Ns3::new(&p);
+        let mut c = Reference::new(&p);
         let seg = 1446;
         let mut w = Window { cwnd: 2 * seg, ssthresh: u64::MAX, mss: seg };
         let dup = |owd: u64| {
@@ -805,7 +845,7 @@ mod tests {
     #[test]
     fn ns3_variant_inference_and_growth_rules() {
         let p = TcpLpParams { variant: Variant::Ns3, ..Default::default() };
-        let mut c = Ns3::new(&p);
+        let mut c = Reference::new(&p);
         let mut w = Window { cwnd: 40 * MSS, ssthresh: 10 * MSS, mss: MSS };
         // Sent at 1000.4 ms, acknowledged at 1100.9 ms with a 30.7 ms one-way
         // delay: TSval − TSecr = 1031 − 1000 = 31 ms; inference = 3·(1100.9 − 1000) ms.
@@ -842,6 +882,45 @@ mod tests {
         assert_eq!(w.cwnd, 2 * MSS + MSS / 2);
     }
 
+    #[test]
+    fn linux_variant_rules() {
+        let p = TcpLpParams { variant: Variant::Linux, ..Default::default() };
+        let mut c = Reference::new(&p);
+        let mut w = Window { cwnd: 40 * MSS, ssthresh: 10 * MSS, mss: MSS };
+        // The first sample (31 ms, as in the ns-3 test) makes sowd/8 = d_min =
+        // d_max = threshold, and Linux's "within threshold" is strict: an
+        // indication at once. Halved in whole segments; thresholds reset to
+        // d_min = 31, d_max = 62; inference = 3·(1100 − 1000) ms in whole ms.
+        let t0 = SimTime(1_100_900_000);
+        c.on_ack(&mut w, &ack(t0, SimTime(30_700_000), Some(SimTime(100_500_000)), MSS));
+        assert_eq!(c.state(), (248, 31, 62, 62));
+        assert_eq!(c.inference(), ms(300));
+        assert_eq!(w.cwnd, 20 * MSS + MSS / 20); // halved, then avoidance: the time-out is judged first
+        // Duplicate ACKs do not reach Linux's controller at all.
+        let mut dup = ack(t0 + ms(1), ms(80), None, MSS);
+        dup.bytes_acked = 0;
+        c.on_ack(&mut w, &dup);
+        assert_eq!(c.state(), (248, 31, 62, 62));
+        // No valid timestamp (a retransmission): no sample; within the time-out
+        // nothing grows, slow start included.
+        w.cwnd = 20 * MSS;
+        w.ssthresh = u64::MAX;
+        c.on_ack(&mut w, &ack(t0 + ms(1), ms(80), None, 2 * MSS));
+        assert_eq!(c.state(), (248, 31, 62, 62));
+        assert_eq!(w.cwnd, 20 * MSS);
+        // A 200 ms sample (sent at 1052.4 ms): sowd = 248 + 200 − 31 = 417,
+        // 52 ≥ 31 + 15·31/100 = 35 within the time-out → one segment; the
+        // time-out becomes 3·(1102 − 1052) = 150 ms.
+        let t1 = t0 + ms(2);
+        c.on_ack(&mut w, &ack(t1, ms(200), Some(SimTime(50_500_000)), 3 * MSS));
+        assert_eq!(c.state(), (417, 52, 104, 104));
+        assert_eq!(c.inference(), ms(150));
+        assert_eq!(w.cwnd, MSS);
+        // 150 ms later (in whole ms) the time-out is over: slow start again.
+        c.on_ack(&mut w, &ack(t1 + ms(150), ms(52), None, 4 * MSS));
+        assert_eq!(w.cwnd, 2 * MSS);
+    }
+
     fn read(v: serde_json::Value) -> std::result::Result<TcpLpParams, String> {
         TcpLp::read(Table::new(&v, "traffic[0].cc").unwrap()).map_err(|e| e.to_string())
     }
@@ -856,14 +935,15 @@ mod tests {
         assert_eq!(read(json!({"delta": "big"})).unwrap_err(), "traffic[0].cc.delta: expected a number, got \"big\"");
         assert_eq!(read(json!({"gain": 0})).unwrap_err(), "traffic[0].cc.gain: expected a number above 0 and at most 1, got 0");
         assert_eq!(read(json!({"inference_rtts": -1})).unwrap_err(), "traffic[0].cc.inference_rtts: expected a number from 0 to 1000, got -1");
-        assert_eq!(read(json!({"variant": "linux"})).unwrap_err(), "traffic[0].cc.variant: expected \"paper\" or \"ns3\", got \"linux\"");
+        assert_eq!(read(json!({"variant": "linux"})).unwrap().variant, Variant::Linux);
+        assert_eq!(read(json!({"variant": "ns2"})).unwrap_err(), "traffic[0].cc.variant: expected \"paper\", \"ns3\" or \"linux\", got \"ns2\"");
         assert_eq!(
             read(json!({"variant": "ns3", "gain": 0.25})).unwrap_err(),
-            "traffic[0].cc.gain: the ns3 variant smooths with ns-3's fixed gain 1/8 (0.125), got 0.25"
+            "traffic[0].cc.gain: the ns3 variant smooths with a fixed gain of 1/8 (0.125), got 0.25"
         );
         assert_eq!(
-            read(json!({"variant": "ns3", "delta": 0.155})).unwrap_err(),
-            "traffic[0].cc.delta: the ns3 variant takes delta in whole hundredths, as ns-3's 15/100, got 0.155"
+            read(json!({"variant": "linux", "delta": 0.155})).unwrap_err(),
+            "traffic[0].cc.delta: the linux variant takes delta in whole hundredths (its threshold is 15/100), got 0.155"
         );
         assert_eq!(
             read(json!({"detla": 0.1})).unwrap_err(),
