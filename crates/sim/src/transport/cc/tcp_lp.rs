@@ -194,9 +194,8 @@ pub enum Indication {
 /// * at most one indication per window of data: after an indication, the next
 ///   one can only come from an ACK of data sent after it (cumulative ACK beyond
 ///   the `snd_nxt` of the indication). The paper's second indication is the
-///   network's answer to the reduced window ("with persistent congestion, it
-///   takes two round-trip times for a TCP-LP flow to decrease its window to 1",
-///   §III-B); without this rule the ACKs already in flight, whose delays predate
+///   network's answer to the reduced window (under persistent congestion the
+///   window reaches one packet in two round trips, §III-B); without this rule the ACKs already in flight, whose delays predate
 ///   the reduction, would floor the window within the same round trip. TCP
 ///   reacts to losses (RFC 6582 `recover`) and ECN marks (RFC 3168 §6.1.2) once
 ///   per window in the same way. For the same reason the smoothed delay starts
@@ -304,7 +303,7 @@ impl Paper {
         if d < self.owd_min || d > self.owd_max {
             self.owd_min = self.owd_min.min(d);
             self.owd_max = self.owd_max.max(d);
-            // Early congestion indication threshold, §III-A eq. (1):
+            // Early congestion indication threshold (§III-A):
             // d_min + (d_max − d_min)·δ.
             self.threshold = self.owd_min + (self.owd_max - self.owd_min) * self.delta;
         }
@@ -318,7 +317,7 @@ impl Paper {
     /// it did, if anything.
     #[inline]
     fn indicate(&mut self, w: &mut Window, ack: &Ack, within: bool) -> Option<Indication> {
-        // An indication: the smoothed delay exceeds the threshold (§III-A eq. (1)),
+        // An indication: the smoothed delay exceeds the threshold (§III-A),
         // counted once per window of data (see the type's notes).
         if self.sowd <= self.threshold || ack.snd_una <= self.hold_until {
             return None;
@@ -333,9 +332,9 @@ impl Paper {
             w.cwnd = (w.cwnd / 2).max(w.mss);
             Indication::Halved
         };
-        // After the time-out TCP-LP "enters the AI phase and increases its
-        // congestion window by one packet per round trip time" (§III-B): with
-        // NewReno's rules, ssthresh at the reduced window.
+        // After the time-out TCP-LP enters its additive-increase phase, one packet
+        // per round trip as TCP's congestion avoidance (§III-B): with NewReno's
+        // rules, ssthresh at the reduced window.
         w.ssthresh = w.cwnd;
         // (Re)start the inference time-out: `inference_rtts` smoothed RTTs (§III-B).
         self.inference_end = ack.now + SimTime((self.inference_rtts * self.srtt) as u64);
@@ -364,9 +363,9 @@ impl Paper {
         if self.indicate(w, ack, within).is_some() {
             return;
         }
-        // "During this inference period, TCP-LP only observes responses from the
-        // network, without increasing its congestion window" (§III-B); otherwise
-        // TCP's increase: NewReno's slow start and congestion avoidance.
+        // During the inference time-out TCP-LP only watches the network's response
+        // and does not increase its window (§III-B); otherwise TCP's increase:
+        // NewReno's slow start and congestion avoidance.
         if !within {
             NewReno.on_ack(w, ack);
         }
