@@ -52,8 +52,8 @@ fn newreno(name: &str) -> Value {
 }
 
 /// One 3 MB NewReno transfer at t = 0: its slow start overflows the buffer, so
-/// every TCP-LP flow records d_max = d_min + the full buffer (as cross traffic
-/// does in the paper's experiments); it is over well before the 20 s warm-up ends.
+/// every TCP-LP flow records d_max = d_min + the full buffer (as any TCP cross
+/// traffic filling the buffer would); it is over well before the 20 s warm-up ends.
 fn burst() -> Value {
     json!({"name": "burst", "type": "flow_list", "src": "a", "dst": "b", "file": "burst.csv"})
 }
