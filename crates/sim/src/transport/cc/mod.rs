@@ -19,12 +19,14 @@ mod ledbat;
 mod newreno;
 mod registry;
 mod reno;
+mod tcp_lp;
 
 pub use fast::{AdaptationParams, Fast, FastParams};
 pub use ledbat::{Implementation as LedbatImplementation, Ledbat, LedbatParams, Variant as LedbatVariant};
 pub use newreno::{halve, NewReno, RenoGrowth};
 pub use reno::Reno;
 pub use registry::{Cc, CcConfig, Registry, BUILTIN};
+pub use tcp_lp::{TcpLp, TcpLpParams};
 
 use crate::engine::SimTime;
 use crate::settings::{Result, Table};

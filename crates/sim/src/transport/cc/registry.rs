@@ -240,4 +240,5 @@ window_protocols! {
     Reno => super::Reno,
     Fast => super::Fast,
     Ledbat => super::Ledbat,
+    TcpLp => super::TcpLp,
 }
