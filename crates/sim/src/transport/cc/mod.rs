@@ -16,9 +16,11 @@
 //! [`Registry::register`].
 mod newreno;
 mod registry;
+mod vegas;
 
 pub use newreno::NewReno;
 pub use registry::{Cc, CcConfig, Registry, BUILTIN};
+pub use vegas::{Vegas, VegasParams};
 
 use crate::engine::SimTime;
 use crate::settings::{Result, Table};

@@ -230,4 +230,5 @@ impl<'de> serde::Deserialize<'de> for CcConfig {
 // The built-in window protocols: one line each.
 window_protocols! {
     NewReno => super::NewReno,
+    Vegas => super::Vegas,
 }
