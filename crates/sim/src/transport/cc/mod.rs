@@ -14,10 +14,12 @@
 //! class's `cc = { ... }` table), plus one line in `registry.rs`. A controller
 //! defined outside this crate (a test, an experiment) registers at run time with
 //! [`Registry::register`].
+mod multcp;
 mod newreno;
 mod registry;
 mod vegas;
 
+pub use multcp::{MulTcp, MulTcpParams};
 pub use newreno::NewReno;
 pub use registry::{Cc, CcConfig, Registry, BUILTIN};
 pub use vegas::{Vegas, VegasParams};

@@ -231,4 +231,5 @@ impl<'de> serde::Deserialize<'de> for CcConfig {
 window_protocols! {
     NewReno => super::NewReno,
     Vegas => super::Vegas,
+    MulTcp => super::MulTcp,
 }

@@ -1,0 +1,309 @@
+//! MulTCP / wTCP: one connection that takes the long-run share of `weight`
+//! standard TCP flows against TCP (the weighted TCP, wTCP, of Courcoubetis,
+//! Dimakis and Kanakakis, "Congestion control for background data transfers with
+//! minimal delay impact", §II-D: x_n = C/(k + w + n); §III-B, Theorem 7: a server
+//! that runs at most M TCP transfers at once behaves as wTCP with w = M). Any
+//! real w > 0 is allowed, below 1 included.
+//!
+//! It is an AIMD(a, b) window: in congestion avoidance cwnd grows by `a` packets
+//! per RTT (a·SMSS²/cwnd per ACK, as RFC 5681 eq. 3 with a = 1), and a loss sets
+//! ssthresh = (1 − b)·FlightSize (RFC 5681 eq. 4 with b = 1/2). Crowcroft and
+//! Oechslin's MulTCP (CCR 28(3), 1998) emulates N flows with a = N and
+//! b = 1/(2N), which is undefined below N = 1/2 and, on a drop-tail bottleneck,
+//! takes about (4N² − N)/3 times TCP's share rather than N. The rule here:
+//!
+//! ```text
+//! a = min(1, 3w)          b = min(1, 2/(1 + 3w))          (w = 1: a = 1, b = 1/2, NewReno)
+//! ```
+//!
+//! Derivation (docs/protocols.md has it in full, with the measurements). Long-lived
+//! flows on a drop-tail bottleneck lose packets at the queue's overflows, and a
+//! drop-tail queue drops the packet that finds it full: with ACK clocking, the
+//! extra packet a flow sends when its window grows by one. Two flows that grow
+//! equally fast (a = 1, as TCP) are therefore equally likely to lose at each
+//! overflow, and see the same loss-event rate: each window is a sawtooth between
+//! (1 − b)·W and W with b·W = a·T (T RTTs between overflows), of mean
+//! a·T·(2 − b)/(2b), TCP's being 3T/2. The ratio of throughputs (same RTT) is
+//!
+//! ```text
+//! R = a(2 − b) / (3b),   so with a = 1:  R = w  ⇔  b = 2/(1 + 3w)   (b ≤ 1 ⇔ w ≥ 1/3)
+//! ```
+//!
+//! Below w = 1/3 the decrease is at its largest (b = 1: the window falls to RFC
+//! 5681's floor of 2 SMSS) and a = 3w keeps R = w with equal loss-event rates. Such
+//! a flow grows slower than TCP and escapes some overflows: if it lost in
+//! proportion to its growth, R would be (2 − b)/(3b) = 1/3 whatever a is, so for
+//! w < 1/3 the share lies between w and 1/3 (no AIMD flow with b ≤ 1 can be held
+//! below a third of one TCP flow on a drop-tail link shared with TCP alone).
+//!
+//! Slow start emulates w flows: the initial window is w times `tcp.initial_window`
+//! (at least one segment), doubling per RTT as TCP (RFC 5681 eq. 2: w flows each
+//! doubling double their sum). A timeout sets ssthresh as a loss does (RFC 5681
+//! eq. 4 uses the same FlightSize rule for both) and holds it on a repeated
+//! timeout; the machinery restarts from one segment.
+use super::{Ack, Congestion, CongestionControl, Window, WindowProtocol};
+use crate::engine::SimTime;
+use crate::settings::{err, Result, Table};
+use serde::{Deserialize, Serialize};
+
+/// MulTCP's one parameter.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, try_from = "RawMulTcpParams")]
+pub struct MulTcpParams {
+    /// The share taken against one standard TCP flow: a real number above 0
+    /// (default 1: exactly NewReno).
+    pub weight: f64,
+}
+
+impl Default for MulTcpParams {
+    fn default() -> Self {
+        MulTcpParams { weight: 1.0 }
+    }
+}
+
+/// The same field, unchecked: the canonical JSON is checked again when read back.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMulTcpParams {
+    weight: f64,
+}
+
+impl TryFrom<RawMulTcpParams> for MulTcpParams {
+    type Error = String;
+    fn try_from(r: RawMulTcpParams) -> std::result::Result<Self, String> {
+        check_weight(r.weight).map_err(|m| format!("weight: {m}"))?;
+        Ok(MulTcpParams { weight: r.weight })
+    }
+}
+
+fn check_weight(w: f64) -> std::result::Result<(), String> {
+    if !(w.is_finite() && w > 0.0) {
+        return Err(format!("expected a positive number, got {w}"));
+    }
+    Ok(())
+}
+
+/// The AIMD(a, b) of weight `w`: grow `a` packets per RTT, keep `1 − b` of the
+/// flight on a loss. a = min(1, 3w), b = min(1, 2/(1 + 3w)): R = a(2 − b)/(3b) = w.
+pub fn aimd(w: f64) -> (f64, f64) {
+    ((3.0 * w).min(1.0), (2.0 / (1.0 + 3.0 * w)).min(1.0))
+}
+
+/// Fixed-point scale of the increase `a` (16 fractional bits: a = 1 is exact, so
+/// weight 1 grows exactly as NewReno).
+const A_ONE: u64 = 1 << 16;
+
+/// MulTCP / wTCP.
+#[derive(Clone, Debug)]
+pub struct MulTcp {
+    weight: f64,
+    /// a · 2^16: the increase per RTT in packets, fixed point.
+    a_fp: u64,
+    /// 1 − b: the part of the flight kept as ssthresh on a loss.
+    keep: f64,
+}
+
+impl WindowProtocol for MulTcp {
+    const NAME: &'static str = "multcp";
+    type Params = MulTcpParams;
+
+    /// `cc = { weight = 0.5 }` (optional; default 1).
+    fn read(mut t: Table) -> Result<MulTcpParams> {
+        let weight: f64 = t.or("weight", MulTcpParams::default().weight)?;
+        if let Err(m) = check_weight(weight) {
+            return err(t.key_path("weight"), m);
+        }
+        t.finish("the multcp controller")?;
+        Ok(MulTcpParams { weight })
+    }
+
+    fn new(p: &MulTcpParams) -> Self {
+        let (a, _) = aimd(p.weight);
+        // 1 − b = (3w − 1)/(3w + 1), or 0 below w = 1/3, written so that w = 1 gives 1/2
+        // exactly and w = 1/2 gives 0.2 without the rounding of 1 − 0.8.
+        let w3 = 3.0 * p.weight;
+        let keep = ((w3 - 1.0) / (w3 + 1.0)).max(0.0);
+        // a ≤ 1, so a_fp ≤ 2^16 and a_fp·SMSS² stays below 2^64 for any SMSS up to 10^6 bytes.
+        MulTcp { weight: p.weight, a_fp: (a * A_ONE as f64).round() as u64, keep }
+    }
+}
+
+impl CongestionControl for MulTcp {
+    /// w flows start with w initial windows (at least one segment).
+    fn on_start(&mut self, w: &mut Window, _now: SimTime) {
+        let segments = (w.cwnd / w.mss) as f64 * self.weight;
+        w.cwnd = (segments.round() as u64).max(1) * w.mss;
+    }
+
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        if ack.bytes_acked == 0 || ack.in_recovery {
+            return;
+        }
+        if w.cwnd < w.ssthresh {
+            // Slow start: cwnd += min(N, SMSS) per ACK (RFC 5681 eq. 2).
+            w.cwnd += ack.bytes_acked.min(w.mss);
+        } else {
+            // Congestion avoidance: a packets per RTT, a·SMSS²/cwnd per ACK (RFC 5681 eq. 3
+            // times a), at least one byte (as NewReno, ns-3's TcpNewReno).
+            w.cwnd += ((self.a_fp * w.mss * w.mss / w.cwnd) >> 16).max(1);
+        }
+    }
+
+    #[inline]
+    fn on_congestion(&mut self, w: &Window, event: Congestion, flight: u64) -> u64 {
+        match event {
+            // RFC 5681 §3.1: a repeated timeout keeps ssthresh.
+            Congestion::Timeout { repeated: true } => w.ssthresh,
+            // ssthresh = max((1 − b)·FlightSize, 2·SMSS) (RFC 5681 eq. 4 with 1/2 → 1 − b).
+            _ => ((flight as f64 * self.keep) as u64).max(2 * w.mss),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::NewReno;
+    use super::*;
+    use serde_json::json;
+
+    const MSS: u64 = 1460;
+
+    fn ack(bytes: u64, in_recovery: bool) -> Ack {
+        Ack {
+            now: SimTime::ZERO,
+            bytes_acked: bytes,
+            bytes_delivered: bytes,
+            rtt: None,
+            one_way_delay: None,
+            ece: false,
+            in_recovery,
+            cwnd_limited: true,
+            flight: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+        }
+    }
+
+    fn multcp(weight: f64) -> MulTcp {
+        MulTcp::new(&MulTcpParams { weight })
+    }
+
+    #[test]
+    fn the_rule_gives_share_w() {
+        for w in [0.01, 0.25, 1.0 / 3.0, 0.5, 1.0, 2.0, 4.0, 100.0] {
+            let (a, b) = aimd(w);
+            // R = a(2 − b)/(3b) with equal loss-event rates.
+            assert!((a * (2.0 - b) / (3.0 * b) - w).abs() < 1e-12 * w.max(1.0), "w = {w}: a = {a}, b = {b}");
+            assert!(a > 0.0 && a <= 1.0 && b > 0.0 && b <= 1.0);
+        }
+        assert_eq!(aimd(1.0), (1.0, 0.5)); // NewReno
+        assert_eq!(aimd(0.25), (0.75, 1.0));
+        assert_eq!(aimd(0.5), (1.0, 0.8));
+        assert_eq!(aimd(2.0), (1.0, 2.0 / 7.0));
+        assert_eq!(aimd(4.0), (1.0, 2.0 / 13.0));
+    }
+
+    #[test]
+    fn increase_per_ack_and_decrease_on_loss() {
+        // (weight, cwnd after one congestion-avoidance ACK at cwnd = 20 SMSS, ssthresh after a
+        // loss with 20 SMSS in flight). a·SMSS²/cwnd = a·1460/20 = a·73 bytes; (1 − b)·29,200.
+        let cases: [(f64, u64, u64); 5] = [
+            (0.25, 29_200 + 54, 2 * MSS), // a = 0.75: ⌊0.75·73⌋ = 54 (54.75); b = 1: the 2 SMSS floor
+            (0.5, 29_200 + 73, 5840),     // a = 1; b = 0.8: 0.2·29,200 = 5840
+            (1.0, 29_200 + 73, 14_600),   // NewReno: 73, half of the flight
+            (2.0, 29_200 + 73, 20_857),   // b = 2/7: 5/7·29,200 = 20,857.1
+            (4.0, 29_200 + 73, 24_707),   // b = 2/13: 11/13·29,200 = 24,707.7
+        ];
+        for (weight, cwnd, ssthresh) in cases {
+            let mut c = multcp(weight);
+            let mut w = Window { cwnd: 20 * MSS, ssthresh: 10 * MSS, mss: MSS };
+            c.on_ack(&mut w, &ack(MSS, false));
+            assert_eq!(w.cwnd, cwnd, "weight {weight}");
+            assert_eq!(c.on_congestion(&w, Congestion::Loss, 20 * MSS), ssthresh, "weight {weight}");
+            assert_eq!(c.on_congestion(&w, Congestion::Timeout { repeated: false }, 20 * MSS), ssthresh);
+            assert_eq!(c.on_congestion(&w, Congestion::Timeout { repeated: true }, 20 * MSS), 10 * MSS);
+            // Slow start as TCP: + min(N, SMSS); duplicates and recovery leave the window.
+            let mut w = Window { cwnd: 4 * MSS, ssthresh: u64::MAX, mss: MSS };
+            c.on_ack(&mut w, &ack(3 * MSS, false));
+            c.on_ack(&mut w, &ack(0, false));
+            c.on_ack(&mut w, &ack(MSS, true));
+            assert_eq!(w.cwnd, 5 * MSS);
+        }
+        // Over one RTT of ACKs (one per segment) cwnd grows by a segments, less the byte
+        // fractions each ACK drops (as NewReno's): a = 0.75, 100 ACKs of ⌊0.75·1460/100.x⌋.
+        let mut c = multcp(0.25);
+        let mut w = Window { cwnd: 100 * MSS, ssthresh: 0, mss: MSS };
+        for _ in 0..100 {
+            c.on_ack(&mut w, &ack(MSS, false));
+        }
+        let grown = (w.cwnd - 100 * MSS) as f64 / MSS as f64;
+        assert!(grown <= 0.75 && grown > 0.75 - 100.0 / MSS as f64, "{grown}");
+        assert_eq!(w.cwnd - 100 * MSS, 1000); // 10.95 → 10 bytes per ACK
+    }
+
+    #[test]
+    fn the_initial_window_is_w_flows() {
+        for (weight, segments) in [(0.05, 1), (0.25, 3), (0.5, 5), (1.0, 10), (2.0, 20), (4.0, 40)] {
+            let mut w = Window { cwnd: 10 * MSS, ssthresh: u64::MAX, mss: MSS };
+            multcp(weight).on_start(&mut w, SimTime::ZERO);
+            assert_eq!(w.cwnd, segments * MSS, "weight {weight}");
+        }
+    }
+
+    #[test]
+    fn weight_one_is_newreno_exactly() {
+        // The same long sequence of ACKs, losses and timeouts through both: identical windows.
+        let (mut m, mut n) = (multcp(1.0), NewReno);
+        let start = Window { cwnd: 10 * MSS, ssthresh: u64::MAX, mss: MSS };
+        let (mut wm, mut wn) = (start, start);
+        m.on_start(&mut wm, SimTime::ZERO);
+        n.on_start(&mut wn, SimTime::ZERO);
+        let mut x: u64 = 12345;
+        for i in 0..200_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match x % 1000 {
+                0..=2 => {
+                    let flight = wm.cwnd.min(x % (wm.cwnd + 1) + MSS);
+                    let e = if x % 7 == 0 { Congestion::Timeout { repeated: x % 3 == 0 } } else { Congestion::Loss };
+                    let (sm, sn) = (m.on_congestion(&wm, e, flight), n.on_congestion(&wn, e, flight));
+                    assert_eq!(sm, sn, "step {i}");
+                    wm.ssthresh = sm;
+                    wn.ssthresh = sn;
+                    let cwnd = if matches!(e, Congestion::Loss) { sm + 3 * MSS } else { MSS };
+                    wm.cwnd = cwnd;
+                    wn.cwnd = cwnd;
+                }
+                _ => {
+                    let a = ack((x >> 12) % (3 * MSS), x % 11 == 0);
+                    m.on_ack(&mut wm, &a);
+                    n.on_ack(&mut wn, &a);
+                }
+            }
+            assert_eq!(wm, wn, "step {i}");
+        }
+    }
+
+    fn read(cc: serde_json::Value) -> std::result::Result<MulTcpParams, String> {
+        MulTcp::read(Table::new(&cc, "traffic[0].cc").unwrap()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_weight_is_typed_and_checked() {
+        assert_eq!(read(json!({})).unwrap(), MulTcpParams { weight: 1.0 });
+        assert_eq!(read(json!({"weight": 0.5})).unwrap(), MulTcpParams { weight: 0.5 });
+        assert_eq!(read(json!({"weight": 3})).unwrap(), MulTcpParams { weight: 3.0 });
+        assert_eq!(read(json!({"weight": 0})).unwrap_err(), "traffic[0].cc.weight: expected a positive number, got 0");
+        assert_eq!(read(json!({"weight": -2})).unwrap_err(), "traffic[0].cc.weight: expected a positive number, got -2");
+        assert_eq!(read(json!({"weight": "NaN"})).unwrap_err(), "traffic[0].cc.weight: expected a finite number, got NaN");
+        assert_eq!(read(json!({"weight": "2"})).unwrap_err(), "traffic[0].cc.weight: expected a number, got \"2\"");
+        assert_eq!(
+            read(json!({"weigth": 2})).unwrap_err(),
+            "traffic[0].cc.weigth: unknown key (did you mean `weight`?); the multcp controller takes: weight"
+        );
+        let bad: std::result::Result<MulTcpParams, _> = serde_json::from_value(json!({"weight": -1.0}));
+        assert!(bad.unwrap_err().to_string().starts_with("weight: expected a positive number, got -1"));
+    }
+}
