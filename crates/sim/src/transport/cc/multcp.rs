@@ -267,7 +267,7 @@ mod tests {
             match x % 1000 {
                 0..=2 => {
                     let flight = wm.cwnd.min(x % (wm.cwnd + 1) + MSS);
-                    let e = if x % 7 == 0 { Congestion::Timeout { repeated: x % 3 == 0 } } else { Congestion::Loss };
+                    let e = if x.is_multiple_of(7) { Congestion::Timeout { repeated: x.is_multiple_of(3) } } else { Congestion::Loss };
                     let (sm, sn) = (m.on_congestion(&wm, e, flight), n.on_congestion(&wn, e, flight));
                     assert_eq!(sm, sn, "step {i}");
                     wm.ssthresh = sm;
@@ -277,7 +277,7 @@ mod tests {
                     wn.cwnd = cwnd;
                 }
                 _ => {
-                    let a = ack((x >> 12) % (3 * MSS), x % 11 == 0);
+                    let a = ack((x >> 12) % (3 * MSS), x.is_multiple_of(11));
                     m.on_ack(&mut wm, &a);
                     n.on_ack(&mut wn, &a);
                 }
