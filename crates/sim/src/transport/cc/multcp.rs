@@ -89,16 +89,17 @@ pub fn aimd(w: f64) -> (f64, f64) {
     ((3.0 * w).min(1.0), (2.0 / (1.0 + 3.0 * w)).min(1.0))
 }
 
-/// Fixed-point scale of the increase `a` (16 fractional bits: a = 1 is exact, so
-/// weight 1 grows exactly as NewReno).
-const A_ONE: u64 = 1 << 16;
+/// Fixed-point scale of `a` (16 fractional bits; a = 1 is exact).
+const ONE: u64 = 1 << 16;
 
 /// MulTCP / wTCP.
 #[derive(Clone, Debug)]
 pub struct MulTcp {
     weight: f64,
-    /// a · 2^16: the increase per RTT in packets, fixed point.
-    a_fp: u64,
+    /// a · 2^16, a being the increase per RTT in packets.
+    a: u64,
+    /// Credit towards the next increase, 2^16 per increase (a < 1 only).
+    credit: u64,
     /// 1 − b: the part of the flight kept as ssthresh on a loss.
     keep: f64,
 }
@@ -123,8 +124,8 @@ impl WindowProtocol for MulTcp {
         // exactly and w = 1/2 gives 0.2 without the rounding of 1 − 0.8.
         let w3 = 3.0 * p.weight;
         let keep = ((w3 - 1.0) / (w3 + 1.0)).max(0.0);
-        // a ≤ 1, so a_fp ≤ 2^16 and a_fp·SMSS² stays below 2^64 for any SMSS up to 10^6 bytes.
-        MulTcp { weight: p.weight, a_fp: (a * A_ONE as f64).round() as u64, keep }
+        // a ≤ 1: at most 2^16 (and at least 1, so that a tiny weight still grows).
+        MulTcp { weight: p.weight, a: ((a * ONE as f64).round() as u64).max(1), credit: 0, keep }
     }
 }
 
@@ -144,9 +145,19 @@ impl CongestionControl for MulTcp {
             // Slow start: cwnd += min(N, SMSS) per ACK (RFC 5681 eq. 2).
             w.cwnd += ack.bytes_acked.min(w.mss);
         } else {
-            // Congestion avoidance: a packets per RTT, a·SMSS²/cwnd per ACK (RFC 5681 eq. 3
-            // times a), at least one byte (as NewReno, ns-3's TcpNewReno).
-            w.cwnd += ((self.a_fp * w.mss * w.mss / w.cwnd) >> 16).max(1);
+            // Congestion avoidance: a packets per RTT (RFC 5681 eq. 3 times a). From w = 1/3 up
+            // a = 1: NewReno's SMSS²/cwnd per ACK, at least one byte (as ns-3's TcpNewReno).
+            // Below, the same increase on a fraction a of the ACKs (a credit of a per ACK, one
+            // increase per whole credit): a·SMSS²/cwnd per ACK on average, TCP's own rounding,
+            // and a division on fewer ACKs than NewReno makes.
+            if self.a < ONE {
+                self.credit += self.a;
+                if self.credit < ONE {
+                    return;
+                }
+                self.credit -= ONE;
+            }
+            w.cwnd += (w.mss * w.mss / w.cwnd).max(1);
         }
     }
 
@@ -206,20 +217,28 @@ mod tests {
 
     #[test]
     fn increase_per_ack_and_decrease_on_loss() {
-        // (weight, cwnd after one congestion-avoidance ACK at cwnd = 20 SMSS, ssthresh after a
-        // loss with 20 SMSS in flight). a·SMSS²/cwnd = a·1460/20 = a·73 bytes; (1 − b)·29,200.
-        let cases: [(f64, u64, u64); 5] = [
-            (0.25, 29_200 + 54, 2 * MSS), // a = 0.75: ⌊0.75·73⌋ = 54 (54.75); b = 1: the 2 SMSS floor
-            (0.5, 29_200 + 73, 5840),     // a = 1; b = 0.8: 0.2·29,200 = 5840
-            (1.0, 29_200 + 73, 14_600),   // NewReno: 73, half of the flight
-            (2.0, 29_200 + 73, 20_857),   // b = 2/7: 5/7·29,200 = 20,857.1
-            (4.0, 29_200 + 73, 24_707),   // b = 2/13: 11/13·29,200 = 24,707.7
+        // (weight, increases per 4 congestion-avoidance ACKs, ssthresh after a loss with
+        // 20 SMSS = 29,200 bytes in flight: max((1 − b)·29,200, 2 SMSS)).
+        let cases: [(f64, usize, u64); 5] = [
+            (0.25, 3, 2 * MSS), // a = 0.75: 3 of 4 ACKs; b = 1: the 2 SMSS floor
+            (0.5, 4, 5840),     // a = 1; b = 0.8: 0.2·29,200 = 5840
+            (1.0, 4, 14_600),   // NewReno: half the flight
+            (2.0, 4, 20_857),   // b = 2/7: 5/7·29,200 = 20,857.1
+            (4.0, 4, 24_707),   // b = 2/13: 11/13·29,200 = 24,707.7
         ];
-        for (weight, cwnd, ssthresh) in cases {
+        for (weight, increases, ssthresh) in cases {
             let mut c = multcp(weight);
-            let mut w = Window { cwnd: 20 * MSS, ssthresh: 10 * MSS, mss: MSS };
-            c.on_ack(&mut w, &ack(MSS, false));
-            assert_eq!(w.cwnd, cwnd, "weight {weight}");
+            let start = Window { cwnd: 20 * MSS, ssthresh: 10 * MSS, mss: MSS };
+            let mut w = start;
+            for _ in 0..4 {
+                c.on_ack(&mut w, &ack(MSS, false));
+            }
+            // NewReno's increase SMSS²/cwnd (73 bytes at 20 SMSS, then 72, 72, 72), that many times.
+            let mut reno = start;
+            for _ in 0..increases {
+                NewReno.on_ack(&mut reno, &ack(MSS, false));
+            }
+            assert_eq!(w.cwnd, reno.cwnd, "weight {weight}");
             assert_eq!(c.on_congestion(&w, Congestion::Loss, 20 * MSS), ssthresh, "weight {weight}");
             assert_eq!(c.on_congestion(&w, Congestion::Timeout { repeated: false }, 20 * MSS), ssthresh);
             assert_eq!(c.on_congestion(&w, Congestion::Timeout { repeated: true }, 20 * MSS), 10 * MSS);
@@ -230,16 +249,14 @@ mod tests {
             c.on_ack(&mut w, &ack(MSS, true));
             assert_eq!(w.cwnd, 5 * MSS);
         }
-        // Over one RTT of ACKs (one per segment) cwnd grows by a segments, less the byte
-        // fractions each ACK drops (as NewReno's): a = 0.75, 100 ACKs of ⌊0.75·1460/100.x⌋.
+        // Over one RTT of ACKs at 100 SMSS, a = 0.75 packets: 75 increases of ⌊1460/100.x⌋ = 14
+        // bytes (NewReno makes 100), 1050 bytes = 0.72 segments.
         let mut c = multcp(0.25);
         let mut w = Window { cwnd: 100 * MSS, ssthresh: 0, mss: MSS };
         for _ in 0..100 {
             c.on_ack(&mut w, &ack(MSS, false));
         }
-        let grown = (w.cwnd - 100 * MSS) as f64 / MSS as f64;
-        assert!(grown <= 0.75 && grown > 0.75 - 100.0 / MSS as f64, "{grown}");
-        assert_eq!(w.cwnd - 100 * MSS, 1000); // 10.95 → 10 bytes per ACK
+        assert_eq!(w.cwnd - 100 * MSS, 75 * 14);
     }
 
     #[test]
