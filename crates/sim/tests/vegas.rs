@@ -58,8 +58,8 @@ fn alone_it_keeps_between_alpha_and_beta_packets_queued() {
     for (rate, delay, alpha, beta, expect) in cases {
         let predicted = settled_queue(rate, delay, alpha, beta);
         assert!((predicted - expect).abs() < 5e-4, "{predicted}");
-        // The slow-start overshoot (about 120 packets at 10 Mbps) drains at one packet per
-        // RTT within 16 s: measure from 30 s.
+        // The slow-start overshoot (a peak of 247 packets at 10 Mbps, about 120 when slow start
+        // ends) drains at one packet per RTT within 16 s: measure from 30 s.
         let cc = json!({"alpha": alpha, "beta": beta});
         let r = run(&scenario(rate, delay, 60, 30, json!([{"name": "v", "type": "long_lived", "src": "a", "dst": "b",
             "protocol": "vegas", "cc": cc}])));
@@ -102,7 +102,7 @@ fn two_flows_share_as_their_thresholds_allow() {
     assert!((4.0..=8.0).contains(&queue), "defaults: mean queue {queue}");
     // A flow that starts on a standing queue takes it for propagation delay (its base RTT is
     // too large by the queue's delay e) and keeps more in the network (x1·(q − e) = alpha):
-    // started at 40 s into the first flow's ~3-packet queue (e ≈ 4 ms), the arithmetic
+    // started at 40 s into the first flow's queue (3.32 packets alone, e ≈ 4 ms), the arithmetic
     // (3/q + 3/(q − e) = 833 packets/s) gives a ratio of about 1.7; measured 1.87.
     let (x0, x1, _) = two_flows(json!({"alpha": 3, "beta": 3}), 40.0);
     assert!(x1 / x0 > 1.4 && x1 / x0 < 2.2, "late start: {x0} vs {x1}");

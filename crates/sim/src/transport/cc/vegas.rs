@@ -1,21 +1,22 @@
 //! TCP Vegas (L. S. Brakmo and L. L. Peterson, "TCP Vegas: end to end congestion
-//! avoidance on a global Internet", IEEE JSAC 13(8), 1995), as ns-3 implements it
-//! (`src/internet/model/tcp-vegas.cc`, the cross-check reference; Linux's
-//! `net/ipv4/tcp_vegas.c` is the same design).
+//! avoidance on a global Internet", IEEE JSAC 13(8), 1995: §III-B "Congestion
+//! avoidance mechanism", §III-C "Modified slow-start mechanism"), as ns-3
+//! implements it (`src/internet/model/tcp-vegas.cc`, the cross-check reference;
+//! Linux's `net/ipv4/tcp_vegas.c` is the same design).
 //!
 //! Once per round trip Vegas compares the window it has with the window the path
 //! would carry at the base RTT and keeps the difference, the flow's own packets
 //! queued in the network, between `alpha` and `beta` packets:
 //!
 //! ```text
-//! diff = cwnd · (RTT − BaseRTT) / RTT        (packets; paper §3.2: (Expected − Actual) · BaseRTT)
+//! diff = cwnd · (RTT − BaseRTT) / RTT        (packets; paper §III-B: (Expected − Actual) · BaseRTT)
 //! diff < alpha: cwnd += 1 packet;  diff > beta: cwnd −= 1 packet;  otherwise hold
 //! ```
 //!
 //! with BaseRTT the smallest RTT sample seen and RTT the smallest sample of the
 //! round just ended (ns-3 and Linux take the minimum to filter delayed ACKs). In
 //! slow start, a round with `diff > gamma` ends slow start with the window the
-//! measured rate fills at BaseRTT (paper §3.3, ns-3's rule for cwnd and ssthresh).
+//! measured rate fills at BaseRTT (paper §III-C, ns-3's rule for cwnd and ssthresh).
 //! Losses are handled as NewReno's (RFC 5681 eq. 4); while the sender recovers,
 //! or after a timeout until the data outstanding at the timeout is acknowledged,
 //! Vegas is off and the window follows NewReno, as ns-3 switches Vegas off outside
@@ -69,7 +70,7 @@ impl VegasParams {
         if !(self.alpha.is_finite() && self.alpha > 0.0) {
             return Err(("alpha", format!("expected a positive number of packets, got {}", self.alpha)));
         }
-        // The paper requires alpha < beta (§3.2); alpha = beta is accepted (a single target, as in
+        // The paper requires alpha < beta (§III-B); alpha = beta is accepted (a single target, as in
         // Low, Peterson and Wang's analysis), beta < alpha would grow and shrink at once.
         if !(self.beta.is_finite() && self.beta >= self.alpha) {
             return Err(("beta", format!("expected a number of packets at least alpha ({}), got {}", self.alpha, self.beta)));
@@ -185,7 +186,7 @@ fn vegas_ssthresh(w: &Window) -> u64 {
 
 impl Vegas {
     /// Vegas' diff for a window of `segments` packets: the packets the flow keeps
-    /// queued, cwnd · (RTT − BaseRTT) / RTT (paper §3.2: (Expected − Actual) ·
+    /// queued, cwnd · (RTT − BaseRTT) / RTT (paper §III-B: (Expected − Actual) ·
     /// BaseRTT, Expected = cwnd/BaseRTT, Actual = cwnd/RTT), with RTT the smallest
     /// sample of the round (ns-3, Linux). Exact, where ns-3 truncates (see docs).
     #[inline]
@@ -225,14 +226,14 @@ impl Vegas {
         self.min_rtt = u64::MAX;
     }
 
-    /// The once-per-RTT decision (paper §3.2-3.3; ns-3's branch with enough samples).
+    /// The once-per-RTT decision (paper §III-B and §III-C; ns-3's branch with enough samples).
     fn adjust(&mut self, w: &mut Window) {
         let mss = w.mss;
         let segments = w.cwnd / mss;
         let diff = self.diff(segments);
         if w.cwnd < w.ssthresh {
             if diff > self.gamma {
-                // Leave slow start (paper §3.3) with the window the measured rate fills at
+                // Leave slow start (paper §III-C) with the window the measured rate fills at
                 // BaseRTT, plus one for the truncation: cwnd = min(cwnd, ⌊cwnd·BaseRTT/RTT⌋ + 1)
                 // segments, ssthresh from ns-3's GetSsThresh (Linux: min(ssthresh, cwnd)).
                 let target = (segments as u128 * self.base_rtt as u128 / self.min_rtt as u128) as u64;
@@ -243,12 +244,12 @@ impl Vegas {
                 slow_start(w, mss);
             }
         } else if diff > self.beta {
-            // Too much queued: one packet less per RTT (paper §3.2), ssthresh at most cwnd − 1
+            // Too much queued: one packet less per RTT (paper §III-B), ssthresh at most cwnd − 1
             // (ns-3). Never below one segment (ns-3 has no floor; Linux keeps 2).
             w.cwnd = segments.saturating_sub(1).max(1) * mss;
             w.ssthresh = vegas_ssthresh(w);
         } else if diff < self.alpha {
-            // Too little queued: one packet more per RTT (paper §3.2).
+            // Too little queued: one packet more per RTT (paper §III-B).
             w.cwnd = (segments + 1) * mss;
         }
         // ns-3 (and Linux's tcp_current_ssthresh): ssthresh = max(ssthresh, 3/4 cwnd), so a
@@ -382,7 +383,7 @@ mod tests {
         // No queueing: 0; twice the base RTT: half the window.
         assert_eq!(in_round(100, 100).diff(20), 0.0);
         assert_eq!(in_round(100, 200).diff(20), 10.0);
-        // Expected − Actual in packets per second, times BaseRTT (paper §3.2).
+        // Expected − Actual in packets per second, times BaseRTT (paper §III-B).
         let (expected, actual) = (20.0 / 0.1, 20.0 / 0.125);
         assert!(((expected - actual) * 0.1 - v.diff(20)).abs() < 1e-12);
     }
