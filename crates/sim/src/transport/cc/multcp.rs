@@ -33,8 +33,7 @@
 //! 5681's floor of 2 SMSS) and a = 3w keeps R = w with equal loss-event rates. Such
 //! a flow grows slower than TCP and escapes some overflows: if it lost in
 //! proportion to its growth, R would be (2 − b)/(3b) = 1/3 whatever a is, so for
-//! w < 1/3 the share lies between w and 1/3 (no AIMD flow with b ≤ 1 can be held
-//! below a third of one TCP flow on a drop-tail link shared with TCP alone).
+//! w < 1/3 the share lies between w (every overflow hits both flows) and 1/3.
 //!
 //! Slow start emulates w flows: the initial window is w times `tcp.initial_window`
 //! (at least one segment), doubling per RTT as TCP (RFC 5681 eq. 2: w flows each
