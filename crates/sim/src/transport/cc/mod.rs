@@ -16,17 +16,21 @@
 //! [`Registry::register`].
 mod fast;
 mod ledbat;
+mod multcp;
 mod newreno;
 mod registry;
 mod reno;
 mod tcp_lp;
+mod vegas;
 
 pub use fast::{AdaptationParams, Fast, FastParams};
 pub use ledbat::{Implementation as LedbatImplementation, Ledbat, LedbatParams, Variant as LedbatVariant};
+pub use multcp::{MulTcp, MulTcpParams};
 pub use newreno::{halve, NewReno, RenoGrowth};
 pub use reno::Reno;
 pub use registry::{Cc, CcConfig, Registry, BUILTIN};
 pub use tcp_lp::{TcpLp, TcpLpParams};
+pub use vegas::{Vegas, VegasParams};
 
 use crate::engine::SimTime;
 use crate::settings::{Result, Table};

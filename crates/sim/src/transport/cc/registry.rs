@@ -241,4 +241,6 @@ window_protocols! {
     Fast => super::Fast,
     Ledbat => super::Ledbat,
     TcpLp => super::TcpLp,
+    Vegas => super::Vegas,
+    MulTcp => super::MulTcp,
 }
