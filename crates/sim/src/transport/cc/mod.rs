@@ -162,3 +162,49 @@ pub trait WindowProtocol: CongestionControl + Clone + Debug + Send + 'static {
     /// every call).
     fn new(params: &Self::Params) -> Self;
 }
+
+/// A controller behind a box. The registry lists a controller whose state is
+/// larger than a few words as `Box<T>`, so that the controller slot of every
+/// connection (whatever its protocol) stays small; a boxed controller costs one
+/// indirection per call.
+impl<T: CongestionControl> CongestionControl for Box<T> {
+    #[inline]
+    fn on_start(&mut self, w: &mut Window, now: SimTime) {
+        (**self).on_start(w, now)
+    }
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        (**self).on_ack(w, ack)
+    }
+    #[inline]
+    fn on_congestion(&mut self, w: &Window, event: Congestion, flight: u64) -> u64 {
+        (**self).on_congestion(w, event, flight)
+    }
+    #[inline]
+    fn on_sent(&mut self, now: SimTime, bytes: u64, retransmission: bool) {
+        (**self).on_sent(now, bytes, retransmission)
+    }
+    #[inline]
+    fn fast_recovery(&self) -> FastRecovery {
+        (**self).fast_recovery()
+    }
+    #[inline]
+    fn deadline(&self) -> Option<SimTime> {
+        (**self).deadline()
+    }
+    #[inline]
+    fn on_deadline(&mut self, w: &mut Window, now: SimTime) {
+        (**self).on_deadline(w, now)
+    }
+}
+
+impl<T: WindowProtocol> WindowProtocol for Box<T> {
+    const NAME: &'static str = T::NAME;
+    type Params = T::Params;
+    fn read(t: Table) -> Result<Self::Params> {
+        T::read(t)
+    }
+    fn new(params: &Self::Params) -> Self {
+        Box::new(T::new(params))
+    }
+}

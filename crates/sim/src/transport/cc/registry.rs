@@ -134,7 +134,7 @@ macro_rules! window_protocols {
 
             fn read_builtin(protocol: &str, t: Table) -> Option<Result<CcConfig>> {
                 match protocol {
-                    $(<$ty as WindowProtocol>::NAME => Some(<$ty>::read(t).map(CcConfig::$variant)),)*
+                    $(<$ty as WindowProtocol>::NAME => Some(<$ty as WindowProtocol>::read(t).map(CcConfig::$variant)),)*
                     _ => None,
                 }
             }
@@ -151,7 +151,7 @@ macro_rules! window_protocols {
 
             fn make_builtin(&self) -> Option<Cc> {
                 match self {
-                    $(CcConfig::$variant(p) => Some(Cc::$variant(<$ty>::new(p))),)*
+                    $(CcConfig::$variant(p) => Some(Cc::$variant(<$ty as WindowProtocol>::new(p))),)*
                     CcConfig::Custom { .. } => None,
                 }
             }
@@ -234,13 +234,15 @@ impl<'de> serde::Deserialize<'de> for CcConfig {
     }
 }
 
-// The built-in window protocols: one line each.
+// The built-in window protocols: one line each. A controller with more than two
+// words of state is boxed here (or boxes its own state, as FAST and LEDBAT do),
+// so that every connection's controller slot stays at NewReno's size.
 window_protocols! {
     NewReno => super::NewReno,
     Reno => super::Reno,
     Fast => super::Fast,
     Ledbat => super::Ledbat,
-    TcpLp => super::TcpLp,
-    Vegas => super::Vegas,
-    MulTcp => super::MulTcp,
+    TcpLp => Box<super::TcpLp>,
+    Vegas => Box<super::Vegas>,
+    MulTcp => Box<super::MulTcp>,
 }
