@@ -8,10 +8,11 @@
 //! event in the simulator's queue while the wire is not empty: the arrival of its
 //! head (as htsim's pipes do). The start times on the wire give the queue length
 //! at any instant, exactly.
-use super::packet::Packet;
-use super::queue::{Queue, Verdict};
+use super::packet::{Packet, CE, ECT};
+use super::queue::{Arrival, Discipline, Queue, Verdict};
 use super::ring::Ring;
 use crate::engine::{SimTime, Stamp};
+use cclab_rng::Xoshiro256pp;
 use serde::{Deserialize, Serialize};
 
 /// A link of a validated scenario, in SI units.
@@ -35,6 +36,10 @@ pub struct LinkStats {
     pub bytes_sent: u64,
     pub drops: u64,
     pub bytes_dropped: u64,
+    /// Packets the queue marked Congestion Experienced (and admitted).
+    pub marks: u64,
+    /// Marks over the whole run, warm-up included (for the packet counters).
+    pub marks_all: u64,
     /// Time spent transmitting.
     pub busy_ns: u128,
     /// Integral of the waiting packets (and bytes) over time.
@@ -91,7 +96,7 @@ struct TxCache {
 pub struct Link {
     pub rate_bps: u64,
     pub delay: SimTime,
-    pub queue: Queue,
+    pub queue: Discipline,
     wire: Ring<OnWire>,
     /// How many packets at the front of the wire have started transmission.
     started: usize,
@@ -109,12 +114,13 @@ pub struct Link {
 }
 
 impl Link {
-    /// A link measured over [warmup, end).
-    pub fn new(cfg: &LinkConfig, warmup: SimTime, end: SimTime) -> Link {
+    /// A link measured over [warmup, end); its queue discipline draws from `rng`
+    /// (`queue::stream`).
+    pub fn new(cfg: &LinkConfig, warmup: SimTime, end: SimTime, rng: Xoshiro256pp) -> Link {
         Link {
             rate_bps: cfg.rate_bps,
             delay: cfg.delay,
-            queue: cfg.queue.clone(),
+            queue: Discipline::new(&cfg.queue, cfg.rate_bps, rng),
             wire: Ring::default(),
             started: 0,
             q_bytes: 0,
@@ -183,13 +189,24 @@ impl Link {
     }
 
     /// A packet reaches the link at `now`: the queue discipline drops it, or admits it
-    /// to the wire, ordered among simultaneous events by `stamp`.
+    /// to the wire (marked Congestion Experienced if it says so), ordered among
+    /// simultaneous events by `stamp`.
     #[inline]
     pub fn offer(&mut self, now: SimTime, mut pkt: Packet, stamp: Stamp) -> Offer {
         self.advance(now);
         let size = pkt.size;
         let q_packets = (self.wire.len() - self.started) as u64;
-        let verdict = self.queue.admit(q_packets, self.q_bytes, size);
+        let (q_bytes, busy_until, flags) = (self.q_bytes, self.busy_until, pkt.flags);
+        let verdict = self.queue.admit(q_packets, q_bytes, size, || Arrival {
+            now,
+            q_packets,
+            q_bytes,
+            size,
+            ect: flags & ECT != 0,
+            // The transmitter is free and nothing waits from the end of the last
+            // transmission on (`busy_until`, 0 before the first packet).
+            idle: if busy_until < now { now - busy_until } else { SimTime::ZERO },
+        });
         if self.record_arrivals && now >= self.warmup {
             self.arrivals.push(ArrivalRecord {
                 time: now,
@@ -199,12 +216,20 @@ impl Link {
                 dropped: verdict == Verdict::Drop,
             });
         }
-        if verdict == Verdict::Drop {
-            if now >= self.warmup {
-                self.stats.drops += 1;
-                self.stats.bytes_dropped += size as u64;
+        if verdict != Verdict::Enqueue {
+            if verdict == Verdict::Drop {
+                if now >= self.warmup {
+                    self.stats.drops += 1;
+                    self.stats.bytes_dropped += size as u64;
+                }
+                return Offer::Dropped;
             }
-            return Offer::Dropped;
+            debug_assert!(pkt.flags & ECT != 0, "a queue marked a packet that is not ECN-capable");
+            pkt.flags |= CE;
+            self.stats.marks_all += 1;
+            if now >= self.warmup {
+                self.stats.marks += 1;
+            }
         }
         let start = self.busy_until.max(now);
         let tx = self.tx_time(size);
@@ -269,7 +294,7 @@ impl Link {
 mod tests {
     use super::*;
     use crate::engine::EventQueue;
-    use crate::net::queue::DropTail;
+    use crate::net::queue::{self, DropTail};
 
     fn link(limit: u64) -> Link {
         let cfg = LinkConfig {
@@ -280,7 +305,7 @@ mod tests {
             delay: SimTime::from_millis(10),
             queue: Queue::DropTail(DropTail { limit_packets: Some(limit), limit_bytes: None }),
         };
-        Link::new(&cfg, SimTime::ZERO, SimTime::MAX)
+        Link::new(&cfg, SimTime::ZERO, SimTime::MAX, queue::stream(1, 0))
     }
 
     fn pkt(seq: u64, size: u32) -> Packet {
