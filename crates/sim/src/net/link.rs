@@ -296,15 +296,13 @@ mod tests {
     use crate::engine::EventQueue;
     use crate::net::queue::{self, DropTail};
 
+    /// 8 Mbps (1000 bytes in 1 ms), 10 ms.
+    fn config(queue: Queue) -> LinkConfig {
+        LinkConfig { name: "l".into(), from: 0, to: 1, rate_bps: 8_000_000, delay: SimTime::from_millis(10), queue }
+    }
+
     fn link(limit: u64) -> Link {
-        let cfg = LinkConfig {
-            name: "l".into(),
-            from: 0,
-            to: 1,
-            rate_bps: 8_000_000,
-            delay: SimTime::from_millis(10),
-            queue: Queue::DropTail(DropTail { limit_packets: Some(limit), limit_bytes: None }),
-        };
+        let cfg = config(Queue::DropTail(DropTail { limit_packets: Some(limit), limit_bytes: None }));
         Link::new(&cfg, SimTime::ZERO, SimTime::MAX, queue::stream(1, 0))
     }
 
@@ -341,6 +339,43 @@ mod tests {
         let (p2, next) = l.deliver(SimTime::from_millis(13));
         assert_eq!((p.seq, p2.seq, next), (1, 2, None));
         assert_eq!(l.in_flight(), 0);
+    }
+
+    #[test]
+    fn marks_set_ce_and_active_queues_see_the_idle_time() {
+        use crate::net::packet::{CE, ECT};
+        use crate::net::queue::{Discipline, Linear, Red, Unit};
+        // Linear profile with p = 1 from one packet waiting: the third packet sent
+        // at once finds one waiting and is marked if ECN-capable, dropped if not.
+        let lin = Linear { limit_packets: Some(10), limit_bytes: None, unit: Unit::Packets, min_th: 0.0, max_th: 1.0, max_p: 1.0, weight: 1.0, mean_packet_bytes: 1000, ecn: true };
+        let mut l = Link::new(&config(Queue::Linear(lin)), SimTime::ZERO, SimTime::MAX, queue::stream(1, 0));
+        let mut q: EventQueue<()> = EventQueue::new();
+        let ect = |k| Packet { flags: ECT, ..pkt(k, 1000) };
+        assert_eq!(l.offer(SimTime::ZERO, ect(0), q.stamp()), Offer::Head(SimTime::from_millis(11)));
+        assert_eq!(l.offer(SimTime::ZERO, ect(1), q.stamp()), Offer::Queued);
+        assert_eq!(l.offer(SimTime::ZERO, ect(2), q.stamp()), Offer::Queued);
+        assert_eq!(l.offer(SimTime::ZERO, pkt(3, 1000), q.stamp()), Offer::Dropped);
+        assert_eq!((l.stats.marks, l.stats.marks_all, l.stats.drops), (1, 1, 1));
+        let flags: Vec<u8> = (0..3).map(|k| l.deliver(SimTime::from_millis(11 + k)).0.flags).collect();
+        assert_eq!(flags, vec![ECT, ECT, ECT | CE]);
+        // RED with w_q = 1/2 and 1000-byte typical packets (1 ms at 8 Mbps): three
+        // packets at 0 find 0, 0, 1 waiting (avg 0.5); the transmitter is free from
+        // 3 ms, so a packet at 10.5 ms comes after 7 packet times: avg = 0.5^8 · 0.5.
+        let red = Red { weight: 0.5, mean_packet_bytes: 1000, ..Red::default() };
+        let mut l = Link::new(&config(Queue::Red(red)), SimTime::ZERO, SimTime::MAX, queue::stream(1, 0));
+        for k in 0..3 {
+            l.offer(SimTime::ZERO, pkt(k, 1000), q.stamp());
+        }
+        let avg = |l: &Link| match &l.queue {
+            Discipline::Red(r) => r.avg.value,
+            _ => unreachable!(),
+        };
+        assert_eq!(avg(&l), 0.5);
+        l.offer(SimTime(10_500_000), pkt(3, 1000), q.stamp());
+        assert_eq!(avg(&l), 0.5f64.powi(9));
+        // A packet arriving while the transmitter is busy: no idle time.
+        l.offer(SimTime(11_000_000), pkt(4, 1000), q.stamp());
+        assert_eq!(avg(&l), 0.5f64.powi(10));
     }
 
     #[test]
