@@ -12,22 +12,29 @@ pub struct Average {
     /// w_q, the weight of each new sample.
     weight: f64,
     rate_bps: u64,
-    /// Bits of the typical packet whose transmission time measures idle periods.
-    mean_packet_bits: u64,
+    /// 10^9 times the bits of the typical packet whose transmission time measures
+    /// idle periods (m = idle_ns · rate_bps / this), and the same in 64 bits if it fits.
+    per_packet: u128,
+    per_packet_64: Option<u64>,
 }
 
 impl Average {
     /// A zero average with weight `weight` on a link of `rate_bps`, measuring idle
     /// time in transmissions of `mean_packet_bytes`.
     pub fn new(weight: f64, rate_bps: u64, mean_packet_bytes: u32) -> Average {
-        Average { value: 0.0, weight, rate_bps, mean_packet_bits: mean_packet_bytes as u64 * 8 }
+        let per_packet = mean_packet_bytes as u128 * 8 * 1_000_000_000;
+        Average { value: 0.0, weight, rate_bps, per_packet, per_packet_64: u64::try_from(per_packet).ok() }
     }
 
     /// m: how many typical packets the link could have sent while idle for `idle`,
     /// rounded down (Floyd and Jacobson's f(time − q_time) is linear in the idle
     /// time; ns-2 and ns-3 truncate it to an integer).
     pub fn idle_packets(&self, idle: SimTime) -> u64 {
-        let m = idle.0 as u128 * self.rate_bps as u128 / (self.mean_packet_bits as u128 * 1_000_000_000);
+        // The same quotient in 64 bits when it can be (a 128-bit division is slow).
+        if let (Some(n), Some(d)) = (idle.0.checked_mul(self.rate_bps), self.per_packet_64) {
+            return n / d;
+        }
+        let m = idle.0 as u128 * self.rate_bps as u128 / self.per_packet;
         m.min(u64::MAX as u128) as u64
     }
 
@@ -40,10 +47,11 @@ impl Average {
     #[inline]
     pub fn update(&mut self, q: f64, idle: SimTime) -> f64 {
         let keep = 1.0 - self.weight;
-        let decay = if idle == SimTime::ZERO {
-            keep
-        } else {
-            keep.powf(self.idle_packets(idle) as f64 + 1.0)
+        let decay = match self.idle_packets(idle) {
+            0 => keep,
+            // By squaring (a few multiplications) where the exponent fits.
+            m if m < i32::MAX as u64 => keep.powi(m as i32 + 1),
+            m => keep.powf(m as f64 + 1.0),
         };
         self.value = self.value * decay + self.weight * q;
         self.value
@@ -96,5 +104,15 @@ mod tests {
         // Idle for ever: the average is forgotten.
         a.value = 100.0;
         assert_eq!(a.update(0.0, SimTime::LONGEST), 0.0);
+        // Quotients past 64 bits: 10^9 s at 1 Pbps in 4 GB packets, and a
+        // typical packet whose 10^9 bits·ns overflow 64 bits.
+        let huge = Average::new(0.5, 1_000_000_000_000_000, u32::MAX);
+        assert_eq!(huge.idle_packets(SimTime::LONGEST), 29_103_830_463_509);
+        assert_eq!(huge.idle_packets(SimTime::from_secs(100)), 2_910_383);
+        let a = Average::new(1e-12, 1_000_000_000_000, 1);
+        assert_eq!(a.idle_packets(SimTime::from_secs(3)), 375_000_000_000);
+        // An exponent past 32 bits still decays (1 − 10^-12)^(3.75·10^11 + 1) = e^-0.375.
+        let mut a = Average { value: 1.0, ..a };
+        assert!((a.update(0.0, SimTime::from_secs(3)) - (-0.375f64).exp()).abs() < 1e-4);
     }
 }
