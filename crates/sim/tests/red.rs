@@ -220,7 +220,7 @@ fn every_bad_value_names_its_key() {
     for (key, bad, want) in [
         ("max_p", json!(1.5), "links[0].queue.max_p: expected a number in (0, 1], got 1.5"),
         ("max_th", json!(1.0), "links[0].queue.max_th: must be above min_th (5), got 1"),
-        ("mean_packet_bytes", json!(0), "links[0].queue.mean_packet_size: expected a positive size"),
+        ("mean_packet_bytes", json!(0), "links[0].queue.mean_packet_bytes: expected a positive number of bytes, got 0"),
         // (serde names the tagged table, not the key, for a wrong type)
         ("unit", json!("cells"), "links[0].queue: unknown variant `cells`, expected `packets` or `bytes`"),
     ] {

@@ -259,8 +259,10 @@ fn check_profile(min_th: f64, max_th: f64, max_p: f64, weight: f64, mean_packet_
     if !(weight > 0.0 && weight <= 1.0) {
         return Err(("weight", format!("expected a number in (0, 1], got {weight}")));
     }
+    // (A scenario's `mean_packet_size` is refused when read; this is the
+    // canonical configuration's key.)
     if mean_packet_bytes == 0 {
-        return Err(("mean_packet_size", "expected a positive size, got 0 bytes".into()));
+        return Err(("mean_packet_bytes", "expected a positive number of bytes, got 0".into()));
     }
     Ok(())
 }
