@@ -17,7 +17,7 @@ use crate::engine::{EventQueue, Firing, SimTime, Timer};
 use crate::metrics::series::{ACTIVE_FLOWS, QUEUE_BYTES, QUEUE_PACKETS, THROUGHPUT_BPS};
 use crate::metrics::{FlowRecord, RunResult, Series};
 use crate::net::packet::{DATAGRAM, SYN};
-use crate::net::{Link, Packet, Routes};
+use crate::net::{queue, Link, Packet, Routes};
 use crate::traffic::{Batch, Source};
 use crate::transport::cc::{Cc, Registry};
 use crate::transport::rate::RateSender;
@@ -68,7 +68,8 @@ impl Simulation {
 
     /// Build a simulation whose classes may use controllers registered in `registry`.
     pub fn with_registry(cfg: Config, warnings: Vec<String>, registry: &Registry) -> Result<Simulation, String> {
-        let mut links: Vec<Link> = cfg.links.iter().map(|l| Link::new(l, cfg.warmup, cfg.duration)).collect();
+        let mut links: Vec<Link> =
+            cfg.links.iter().enumerate().map(|(i, l)| Link::new(l, cfg.warmup, cfg.duration, queue::stream(cfg.seed, i as u32))).collect();
         for &l in &cfg.record.arrivals {
             links[l as usize].record_arrivals = true;
         }

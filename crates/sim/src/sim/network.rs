@@ -13,6 +13,8 @@ pub struct PacketCounters {
     pub delivered: u64,
     pub dropped: u64,
     pub in_flight: u64,
+    /// Marks set by the queues (a packet marked at two links counts twice).
+    pub marked: u64,
 }
 
 /// Clock, event queue, links, routes and packet counters.
@@ -84,10 +86,12 @@ impl Network {
         self.queue.arm(&mut r.cc_timer, Event::Timer(Owner::Conn { slot, flow, timer: ConnTimer::Cc }));
     }
 
-    /// Packet counters, with `in_flight` counted on the links' wires.
+    /// Packet counters, with `in_flight` counted on the links' wires and the marks
+    /// by the links.
     pub fn packet_counters(&self) -> PacketCounters {
         let mut c = self.counters;
         c.in_flight = self.links.iter().map(|l| l.in_flight() as u64).sum();
+        c.marked = self.links.iter().map(|l| l.stats.marks_all).sum();
         c
     }
 }
