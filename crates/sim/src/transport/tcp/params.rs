@@ -40,8 +40,11 @@ pub enum Preset {
 }
 
 /// TCP parameters of one class, in engine units.
+///
+/// In the canonical JSON a missing key takes its default (which is what a run
+/// did before the key existed), so configurations saved by earlier versions load.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct TcpParams {
     /// Maximum segment size: payload bytes per data packet.
     pub mss: u32,
