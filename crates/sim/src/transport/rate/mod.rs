@@ -8,6 +8,7 @@
 pub mod cbr;
 mod pacer;
 pub mod pareto;
+mod schedule;
 
 pub use cbr::Cbr;
 pub use pacer::{Pacer, RateSender};
