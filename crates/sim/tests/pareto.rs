@@ -86,6 +86,7 @@ fn every_packet_leaves_when_ns2_rules_say() {
     same(&noise, &ns2_times(4, "noise", 0, &p, start, iv, end));
     same(&times_at(&both, "cd"), &ns2_times(4, "other", 0, &p, start, iv, end));
     assert_eq!(times_at(&alone, "ab"), noise);
+    eprintln!("{} packets of the first source, {} of the second", noise.len(), times_at(&both, "cd").len());
     assert!(noise.len() > 50_000 && noise[0] > start + iv, "{} packets, first at {}", noise.len(), noise[0]);
 }
 

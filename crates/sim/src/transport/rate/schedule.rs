@@ -27,7 +27,7 @@ pub struct Schedule {
 impl Schedule {
     /// The offsets of `packet_bytes`-byte packets at `rate_bps` (None: a rate of 0, never).
     pub fn new(rate_bps: f64, packet_bytes: u32) -> Option<Schedule> {
-        if !(rate_bps > 0.0) {
+        if rate_bps.is_nan() || rate_bps <= 0.0 {
             return None;
         }
         let approx = packet_bytes as f64 * 8e9 / rate_bps;
