@@ -168,6 +168,8 @@ def rate_senders(binary: Path, repeat: int) -> bool:
         ("cbr, random phases", 'protocol = "cbr"\ncc = { rate = "9.5Mbps" }\npacket_size = 1500\nphase = "random"'),
         ("pareto, 100 x 19 Mbps on", 'protocol = "pareto"\ncc = { rate = "19Mbps", on = "500ms", off = "500ms", shape = 1.5 }\n'
                                      'packet_size = 1500'),
+        ("pareto, 100 x 15 Mbps on", 'protocol = "pareto"\ncc = { rate = "15Mbps", on = "500ms", off = "500ms", shape = 1.5 }\n'
+                                     'packet_size = 1500'),
     ]
     print(f"\nrate senders, {rate} / {rtt}, 100 flows, 10 simulated s (engine binary, median of {repeat} interleaved runs):\n")
     print(f"{'sender':26} {'transmissions':>14} {'ns/tx CPU':>10} {'/ newreno':>10} {'util':>6}")

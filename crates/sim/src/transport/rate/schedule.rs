@@ -69,12 +69,11 @@ impl Schedule {
         if self.den == 0 {
             return;
         }
-        self.q = self.q.saturating_add(self.step_q);
-        self.r += self.step_r;
-        if self.r >= self.den {
-            self.r -= self.den;
-            self.q = self.q.saturating_add(1);
-        }
+        // The carry without a branch: it comes irregularly for a fractional interval.
+        let r = self.r + self.step_r;
+        let carry = (r >= self.den) as u64;
+        self.r = r - carry * self.den;
+        self.q = self.q.saturating_add(self.step_q + carry);
     }
 }
 
