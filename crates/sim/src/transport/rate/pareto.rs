@@ -140,9 +140,7 @@ pub fn mean_burst_packets(mean: f64, k: f64) -> f64 {
 /// A Pareto on/off source.
 #[derive(Clone, Debug)]
 pub struct Pareto {
-    burst_rate_bps: f64,
     on: bool,
-    shape: f64,
     /// Packet interval at the burst rate, ns.
     iv_ns: f64,
     /// Pareto scales: of a burst's packet count, and of an idle time (ns).
@@ -151,8 +149,8 @@ pub struct Pareto {
     /// Packets of the burst under way (on) or next (off), and when it started.
     burst: u64,
     burst_start: SimTime,
-    /// The next switch (None before the flow starts).
-    next: Option<SimTime>,
+    /// The next switch (`SimTime::MAX` before the flow starts).
+    next: SimTime,
     rng: Xoshiro256pp,
     params: ParetoParams,
 }
@@ -184,15 +182,13 @@ impl RateProtocol for Pareto {
 
     fn new(p: &ParetoParams) -> Self {
         Pareto {
-            burst_rate_bps: p.rate_bps,
             on: false,
-            shape: p.shape,
             iv_ns: 0.0,
             burst_scale: 0.0,
             idle_scale_ns: 0.0,
             burst: 0,
             burst_start: SimTime::ZERO,
-            next: None,
+            next: SimTime::MAX,
             // Replaced by the flow's own stream in `start`.
             rng: Xoshiro256pp::from_state([0; 4]),
             params: p.clone(),
@@ -212,7 +208,7 @@ fn after(t: SimTime, x: f64) -> SimTime {
 impl Pareto {
     /// One Pareto draw with scale `scale` (ns-2 `Random::pareto`: scale · u^(−1/k)).
     fn draw(&mut self, scale: f64) -> f64 {
-        scale * self.rng.uniform_pos().powf(-1.0 / self.shape)
+        scale * self.rng.uniform_pos().powf(-1.0 / self.params.shape)
     }
 
     /// ns-2's draws at the end of a burst (and at the start): the next burst's
@@ -247,13 +243,13 @@ impl RateControl for Pareto {
         self.on = false;
         let idle = self.draw_cycle();
         // The first packet leaves one interval plus an idle time after the start.
-        self.next = Some(after(f.now, self.iv_ns + idle));
+        self.next = after(f.now, self.iv_ns + idle);
     }
 
     #[inline]
     fn rate_bps(&self) -> f64 {
         if self.on {
-            self.burst_rate_bps
+            self.params.rate_bps
         } else {
             0.0
         }
@@ -261,7 +257,7 @@ impl RateControl for Pareto {
 
     #[inline]
     fn deadline(&self) -> Option<SimTime> {
-        self.next
+        (self.next != SimTime::MAX).then_some(self.next)
     }
 
     fn on_deadline(&mut self, now: SimTime) {
@@ -270,11 +266,11 @@ impl RateControl for Pareto {
             self.on = false;
             let done = self.burst as f64 * self.iv_ns;
             let idle = self.draw_cycle();
-            self.next = Some(after(self.burst_start, done + idle));
+            self.next = after(self.burst_start, done + idle);
         } else {
             self.on = true;
             self.burst_start = now;
-            self.next = Some(after(now, (self.burst as f64 - 0.5) * self.iv_ns));
+            self.next = after(now, (self.burst as f64 - 0.5) * self.iv_ns);
         }
     }
 }
