@@ -87,19 +87,24 @@ impl RateSender {
     }
 
     fn sync_timers(&mut self) {
-        let next = self.pacer.next();
-        if next < self.stop {
-            self.send_timer.set(next);
-        } else {
-            self.send_timer.stop();
-        }
+        self.sync_send_timer();
         match self.cc.deadline() {
             Some(t) => self.cc_timer.set(t),
             None => self.cc_timer.stop(),
         }
     }
 
-    /// The datagram due at `now` (the send timer fired); the next one is scheduled.
+    fn sync_send_timer(&mut self) {
+        let next = self.pacer.next();
+        if next < self.stop {
+            self.send_timer.set(next);
+        } else {
+            self.send_timer.stop();
+        }
+    }
+
+    /// The datagram due at `now` (the send timer fired); the next one is scheduled
+    /// (the controller was not consulted, so its deadline stands).
     pub fn send(&mut self, now: SimTime) -> Packet {
         let pkt = Packet {
             seq: self.sent * self.packet_bytes as u64,
@@ -116,7 +121,7 @@ impl RateSender {
         };
         self.sent += 1;
         self.pacer.sent();
-        self.sync_timers();
+        self.sync_send_timer();
         pkt
     }
 
