@@ -158,6 +158,39 @@ def controllers(binary: Path, repeat: int) -> bool:
     return ok
 
 
+def rate_senders(binary: Path, repeat: int) -> bool:
+    """CBR and Pareto on/off senders against NewReno: CPU per link transmission on the
+    1 Gbps / 50 ms link, 100 flows, 10 simulated s, interleaved runs (target: within 30%)."""
+    rate, delay, rtt = CASES[1]
+    senders = [
+        ("newreno (100 long flows)", 'protocol = "newreno"'),
+        ("cbr, 100 x 9.5 Mbps", 'protocol = "cbr"\ncc = { rate = "9.5Mbps" }\npacket_size = 1500'),
+        ("cbr, random phases", 'protocol = "cbr"\ncc = { rate = "9.5Mbps" }\npacket_size = 1500\nphase = "random"'),
+        ("pareto, 100 x 19 Mbps on", 'protocol = "pareto"\ncc = { rate = "19Mbps", on = "500ms", off = "500ms", shape = 1.5 }\n'
+                                     'packet_size = 1500'),
+        ("pareto, 100 x 15 Mbps on", 'protocol = "pareto"\ncc = { rate = "15Mbps", on = "500ms", off = "500ms", shape = 1.5 }\n'
+                                     'packet_size = 1500'),
+    ]
+    print(f"\nrate senders, {rate} / {rtt}, 100 flows, 10 simulated s (engine binary, median of {repeat} interleaved runs):\n")
+    print(f"{'sender':26} {'transmissions':>14} {'ns/tx CPU':>10} {'/ newreno':>10} {'util':>6}")
+    cpu = {label: [] for label, _ in senders}
+    last = {}
+    for _ in range(repeat):
+        for label, protocol in senders:
+            r = run_binary(binary, long_flows(rate, delay, rtt, 100, "10s", protocol))
+            cpu[label].append(r["cpu_time_s"] / r["transmissions"] * 1e9)
+            last[label] = r
+    base = statistics.median(cpu[senders[0][0]])
+    ok = True
+    for label, _ in senders:
+        ns = statistics.median(cpu[label])
+        ok &= ns / base <= TARGET_CONTROLLER_RATIO
+        print(f"{label:26} {last[label]['transmissions']:14,.0f} {ns:10.1f} {ns / base:10.2f} {last[label]['util']:6.3f}")
+    print(f"\ntarget: every rate sender within {TARGET_CONTROLLER_RATIO - 1:.0%} of NewReno's CPU per transmission: "
+          f"{'met' if ok else 'NOT MET'}")
+    return ok
+
+
 def memory(binary: Path) -> bool:
     text = re.sub(r'interval = "[^"]+"', 'interval = "0s"', REFERENCE.read_text())
     ref = {d: run_binary(binary, re.sub(r'duration = "[^"]+"', f'duration = "{d}"', text)) for d in ("2000s", "20000s")}
@@ -198,6 +231,7 @@ def main() -> int:
     binary = engine_binary()
     met = long_flow_cases(binary, args.repeat)
     met &= controllers(binary, args.repeat)
+    met &= rate_senders(binary, args.repeat)
     met &= memory(binary)
     if not args.no_ns3:
         met &= side_by_side(sim_s)

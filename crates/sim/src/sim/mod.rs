@@ -20,10 +20,11 @@ use crate::net::packet::{DATAGRAM, SYN};
 use crate::net::{queue, Link, Packet, Routes};
 use crate::traffic::{Batch, Source};
 use crate::transport::cc::{Cc, Registry};
-use crate::transport::rate::RateSender;
+use crate::transport::rate::{FlowStart, RateControl, RateSender};
 use crate::transport::tcp::{Output, Tcp, TcpParams};
 use crate::transport::{Conn, Endpoints, Transport};
 use event::{ConnTimer, Event, Owner};
+use cclab_rng::StreamKey;
 use network::Network;
 use std::time::Instant;
 
@@ -38,6 +39,8 @@ struct ClassRun {
     /// The controller each new connection starts from (window-based classes).
     cc: Option<Cc>,
     active: u64,
+    /// Flows started so far (the index of the next one within the class).
+    started: u64,
     delivered: u64,
     delivered_at_sample: u64,
     delivered_after_warmup: u64,
@@ -83,13 +86,14 @@ impl Simulation {
                 Transport::Rate { .. } => (TcpParams::default(), None),
             };
             classes.push(ClassRun {
-                source: Source::new(cfg.seed, &c.name),
+                source: Source::new(cfg.seed, &c.name, c.phase_window_ns()),
                 timer: Timer::default(),
                 data_route,
                 ack_route,
                 tcp,
                 cc,
                 active: 0,
+                started: 0,
                 delivered: 0,
                 delivered_at_sample: 0,
                 delivered_after_warmup: 0,
@@ -201,6 +205,8 @@ impl Simulation {
         self.records.push(FlowRecord::new(ci, bytes, now));
         let cr = &mut self.classes[ci as usize];
         cr.active += 1;
+        let index = cr.started;
+        cr.started += 1;
         let slot = match self.free_slots.pop() {
             Some(s) => s,
             None => {
@@ -212,7 +218,13 @@ impl Simulation {
         let c = &self.cfg.classes[ci as usize];
         let conn = self.conns[slot as usize].insert(match &c.transport {
             Transport::Window { .. } => Conn::Tcp(Tcp::new(ep, bytes, cr.cc.clone().expect("window class"), &cr.tcp)),
-            Transport::Rate { cc, packet_bytes } => Conn::Rate(RateSender::new(ep, *packet_bytes, cc.make(), now, c.stop_time())),
+            Transport::Rate { cc, packet_bytes } => {
+                let mut cc = cc.make();
+                // The flow's own stream: adding a class or a flow elsewhere changes none of its draws.
+                let rng = cclab_rng::stream(self.cfg.seed, StreamKey::new("rate").part(&c.name).num(index));
+                cc.start(FlowStart { now, packet_bytes: *packet_bytes, rng });
+                Conn::Rate(RateSender::new(ep, *packet_bytes, cc, now, c.stop_time()))
+            }
         });
         match conn {
             Conn::Tcp(tcp) => {
@@ -220,8 +232,9 @@ impl Simulation {
                 self.net.send_all(&mut self.out);
                 self.net.arm_tcp(tcp, slot);
             }
-            // The first datagram leaves at once, the next ones on the send timer.
-            Conn::Rate(r) => Self::rate_send(&mut self.net, r, slot),
+            // A first datagram due now leaves at once, the next ones on the send timer.
+            Conn::Rate(r) if r.send_timer.deadline() == Some(now) => Self::rate_send(&mut self.net, r, slot),
+            Conn::Rate(r) => self.net.arm_rate(r, slot),
         }
     }
 

@@ -7,18 +7,35 @@
 //! [`RateProtocol`], plus one line in the `rate_protocols!` list below.
 pub mod cbr;
 mod pacer;
+pub mod pareto;
+mod schedule;
 
 pub use cbr::Cbr;
 pub use pacer::{Pacer, RateSender};
+pub use pareto::Pareto;
 
 use crate::engine::SimTime;
+use cclab_rng::Xoshiro256pp;
 use crate::settings::{Result, ScenarioError, Table, Value};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt::Debug;
 
+/// What a rate controller learns when its flow starts.
+pub struct FlowStart {
+    /// The flow's start time.
+    pub now: SimTime,
+    /// Bytes of every datagram on the wire.
+    pub packet_bytes: u32,
+    /// The flow's own random stream (`rate/CLASS/K` for the class's K-th flow).
+    pub rng: Xoshiro256pp,
+}
+
 /// What a rate controller decides.
 pub trait RateControl {
+    /// The flow starts (before its first packet): a controller that draws random
+    /// numbers or schedules from the start time takes what it needs here.
+    fn start(&mut self, _f: FlowStart) {}
     /// The sending rate now, in bits per second (0: pause until the next deadline).
     fn rate_bps(&self) -> f64;
     /// When the controller next needs to run on its own (None: never).
@@ -95,6 +112,11 @@ macro_rules! rate_protocols {
         }
 
         impl RateControl for RateCc {
+            fn start(&mut self, f: FlowStart) {
+                match self {
+                    $(RateCc::$variant(c) => c.start(f),)*
+                }
+            }
             #[inline]
             fn rate_bps(&self) -> f64 {
                 match self {
@@ -120,4 +142,5 @@ macro_rules! rate_protocols {
 // The rate protocols: one line each.
 rate_protocols! {
     Cbr => Cbr,
+    Pareto => Pareto,
 }

@@ -1,4 +1,5 @@
 //! Paced sending: datagrams at the rate a controller sets.
+use super::schedule::Schedule;
 use super::{RateCc, RateControl};
 use crate::engine::{SimTime, Timer};
 use crate::net::packet::DATAGRAM;
@@ -6,45 +7,37 @@ use crate::net::Packet;
 use crate::transport::endpoints::Endpoints;
 
 /// Send times at a rate that may change. Packet k after the latest change leaves
-/// at anchor + round(k · 8 · size / rate), computed from k so that rounding
-/// never accumulates (a constant rate gives exact times over any run length).
+/// at anchor + round(k · 8 · size / rate), exact to the nanosecond over any run
+/// length ([`Schedule`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Pacer {
     anchor: SimTime,
-    k: u64,
-    interval_ns: f64,
+    /// Offsets from the anchor (None while the rate is 0).
+    schedule: Option<Schedule>,
     rate_bps: f64,
 }
 
 impl Pacer {
     /// The first packet leaves at `start`.
     pub fn new(start: SimTime, rate_bps: f64, packet_bytes: u32) -> Self {
-        Pacer { anchor: start, k: 0, interval_ns: Self::interval(rate_bps, packet_bytes), rate_bps }
-    }
-
-    fn interval(rate_bps: f64, packet_bytes: u32) -> f64 {
-        if rate_bps > 0.0 {
-            packet_bytes as f64 * 8e9 / rate_bps
-        } else {
-            f64::INFINITY
-        }
+        Pacer { anchor: start, schedule: Schedule::new(rate_bps, packet_bytes), rate_bps }
     }
 
     /// When the next packet leaves (`SimTime::MAX` while the rate is 0).
     #[inline]
     pub fn next(&self) -> SimTime {
-        let dt = self.k as f64 * self.interval_ns;
-        if dt.is_finite() {
-            self.anchor + SimTime(dt.round() as u64)
-        } else {
-            SimTime::MAX
+        match &self.schedule {
+            Some(s) => self.anchor + s.offset(),
+            None => SimTime::MAX,
         }
     }
 
     /// The next packet has left.
     #[inline]
     pub fn sent(&mut self) {
-        self.k += 1;
+        if let Some(s) = &mut self.schedule {
+            s.advance();
+        }
     }
 
     /// The rate becomes `rate_bps` at `now`: the next packet leaves one new interval
@@ -53,21 +46,16 @@ impl Pacer {
         if rate_bps == self.rate_bps {
             return;
         }
-        let last = if self.k == 0 || !self.interval_ns.is_finite() {
-            None
-        } else {
-            Some(self.anchor + SimTime(((self.k - 1) as f64 * self.interval_ns).round() as u64))
-        };
+        let last = self.schedule.and_then(|s| s.previous()).map(|o| self.anchor + o);
         self.rate_bps = rate_bps;
-        self.interval_ns = Self::interval(rate_bps, packet_bytes);
-        match last {
-            Some(t) if self.interval_ns.is_finite() && t + SimTime(self.interval_ns.round() as u64) > now => {
+        self.schedule = Schedule::new(rate_bps, packet_bytes);
+        self.anchor = now;
+        if let (Some(t), Some(s)) = (last, &mut self.schedule) {
+            let mut one = *s;
+            one.advance();
+            if t + one.offset() > now {
                 self.anchor = t;
-                self.k = 1;
-            }
-            _ => {
-                self.anchor = now;
-                self.k = 0;
+                *s = one;
             }
         }
     }
@@ -99,19 +87,24 @@ impl RateSender {
     }
 
     fn sync_timers(&mut self) {
-        let next = self.pacer.next();
-        if next < self.stop {
-            self.send_timer.set(next);
-        } else {
-            self.send_timer.stop();
-        }
+        self.sync_send_timer();
         match self.cc.deadline() {
             Some(t) => self.cc_timer.set(t),
             None => self.cc_timer.stop(),
         }
     }
 
-    /// The datagram due at `now` (the send timer fired); the next one is scheduled.
+    fn sync_send_timer(&mut self) {
+        let next = self.pacer.next();
+        if next < self.stop {
+            self.send_timer.set(next);
+        } else {
+            self.send_timer.stop();
+        }
+    }
+
+    /// The datagram due at `now` (the send timer fired); the next one is scheduled
+    /// (the controller was not consulted, so its deadline stands).
     pub fn send(&mut self, now: SimTime) -> Packet {
         let pkt = Packet {
             seq: self.sent * self.packet_bytes as u64,
@@ -128,7 +121,7 @@ impl RateSender {
         };
         self.sent += 1;
         self.pacer.sent();
-        self.sync_timers();
+        self.sync_send_timer();
         pkt
     }
 
