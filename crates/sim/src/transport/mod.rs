@@ -5,6 +5,7 @@
 pub mod cc;
 pub mod endpoints;
 pub mod rate;
+pub mod records;
 pub mod rtt;
 pub mod tcp;
 
