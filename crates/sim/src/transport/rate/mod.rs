@@ -3,15 +3,27 @@
 //!
 //! A [`RateControl`] is a sans-IO state machine that says how fast to send and
 //! may ask for deadlines of its own; the [`Pacer`] turns its rate into send times.
-//! A new rate controller is one file implementing [`RateControl`] and
-//! [`RateProtocol`], plus one line in the `rate_protocols!` list below.
+//! A protocol with receiver feedback also has a receiving end, a sans-IO
+//! [`FeedbackReceiver`] with a deadline of its own, whose reports reach the
+//! controller through `on_feedback` (`feedback.rs`; both ends live in one
+//! [`RateConn`]). A new rate controller is one file implementing [`RateControl`]
+//! and [`RateProtocol`], plus one line in the `rate_protocols!` list below.
 pub mod cbr;
+mod conn;
+pub mod feedback;
 mod pacer;
+pub mod tfcbr;
+pub mod tfrc;
 
 pub use cbr::Cbr;
+pub use conn::RateConn;
+pub use feedback::{FeedbackReceiver, Report};
 pub use pacer::{Pacer, RateSender};
+pub use tfcbr::{Rdtf, Tfcbr};
+pub use tfrc::Tfrc;
 
 use crate::engine::SimTime;
+use crate::net::Packet;
 use crate::settings::{Result, ScenarioError, Table, Value};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -27,6 +39,15 @@ pub trait RateControl {
     }
     /// The deadline has come.
     fn on_deadline(&mut self, _now: SimTime) {}
+    /// The flow starts at `now` with datagrams of `packet_bytes` (before its first
+    /// send time is computed).
+    fn on_start(&mut self, _now: SimTime, _packet_bytes: u32) {}
+    /// A receiver's report has arrived (protocols with feedback).
+    fn on_feedback(&mut self, _now: SimTime, _report: &Report) {}
+    /// The sender's RTT estimate, which every datagram carries (RFC 5348 §3.2.1).
+    fn rtt(&self) -> Option<SimTime> {
+        None
+    }
 }
 
 /// A rate-based protocol: a rate controller with a name and typed parameters.
@@ -38,6 +59,39 @@ pub trait RateProtocol: RateControl + Clone + Debug + Send + 'static {
     fn read(t: Table) -> Result<Self::Params>;
     /// A controller for one new flow.
     fn new(params: &Self::Params) -> Self;
+    /// The receiving end of one new flow of `packet_bytes` datagrams (None: the
+    /// protocol has no feedback, and its receiver only counts what arrives).
+    fn receiver(_params: &Self::Params, _packet_bytes: u32) -> Option<Receiver> {
+        None
+    }
+}
+
+/// The receiving end of a rate flow with feedback.
+#[derive(Clone, Debug)]
+pub enum Receiver {
+    /// RFC 5348's receiver, shared by TFRC, TFCBR and RDTF.
+    Tfrc(tfrc::TfrcReceiver),
+}
+
+impl FeedbackReceiver for Receiver {
+    #[inline]
+    fn on_data(&mut self, now: SimTime, pkt: &Packet) -> Option<Report> {
+        match self {
+            Receiver::Tfrc(r) => r.on_data(now, pkt),
+        }
+    }
+    #[inline]
+    fn deadline(&self) -> Option<SimTime> {
+        match self {
+            Receiver::Tfrc(r) => r.deadline(),
+        }
+    }
+    #[inline]
+    fn on_deadline(&mut self, now: SimTime) -> Option<Report> {
+        match self {
+            Receiver::Tfrc(r) => r.on_deadline(now),
+        }
+    }
 }
 
 macro_rules! rate_protocols {
@@ -92,6 +146,16 @@ macro_rules! rate_protocols {
                     $(RateConfig::$variant(p) => RateCc::$variant(<$ty>::new(p)),)*
                 }
             }
+            /// The receiving end of one new flow of `packet_bytes` datagrams (None: no feedback).
+            pub fn receiver(&self, packet_bytes: u32) -> Option<Receiver> {
+                match self {
+                    $(RateConfig::$variant(p) => <$ty>::receiver(p, packet_bytes),)*
+                }
+            }
+            /// Whether the protocol's receiver reports back.
+            pub fn has_feedback(&self) -> bool {
+                self.receiver(1500).is_some()
+            }
         }
 
         impl RateControl for RateCc {
@@ -113,6 +177,23 @@ macro_rules! rate_protocols {
                     $(RateCc::$variant(c) => c.on_deadline(now),)*
                 }
             }
+            fn on_start(&mut self, now: SimTime, packet_bytes: u32) {
+                match self {
+                    $(RateCc::$variant(c) => c.on_start(now, packet_bytes),)*
+                }
+            }
+            #[inline]
+            fn on_feedback(&mut self, now: SimTime, report: &Report) {
+                match self {
+                    $(RateCc::$variant(c) => c.on_feedback(now, report),)*
+                }
+            }
+            #[inline]
+            fn rtt(&self) -> Option<SimTime> {
+                match self {
+                    $(RateCc::$variant(c) => c.rtt(),)*
+                }
+            }
         }
     };
 }
@@ -120,4 +201,7 @@ macro_rules! rate_protocols {
 // The rate protocols: one line each.
 rate_protocols! {
     Cbr => Cbr,
+    Tfrc => Tfrc,
+    Tfcbr => Tfcbr,
+    Rdtf => Rdtf,
 }
