@@ -57,8 +57,9 @@ pub struct TfrcReceiver {
     /// Bytes received in all, and up to the oldest arrival dropped from `arrivals`.
     bytes: u64,
     bytes_before_window: u64,
-    /// A datagram has arrived since the last report.
+    /// A datagram has arrived since the last report, and when that report left.
     fresh: bool,
+    last_report: SimTime,
     /// The feedback timer.
     timer: Option<SimTime>,
 }
@@ -79,6 +80,7 @@ impl TfrcReceiver {
             bytes: 0,
             bytes_before_window: 0,
             fresh: false,
+            last_report: SimTime::ZERO,
             timer: None,
         }
     }
@@ -101,14 +103,27 @@ impl TfrcReceiver {
         (self.highest + 1).saturating_sub(start) as f64
     }
 
-    /// X_recv: bytes received in (now − R_m, now] over R_m (RFC 5348 §6.2 step 2);
-    /// 0 while the sender has no RTT estimate.
+    /// Bytes received in (now − window, now].
+    fn bytes_within(&self, now: SimTime, window: SimTime) -> u64 {
+        let from = now.0.saturating_sub(window.0);
+        let i = self.arrivals.partition_point(|&(t, _)| t.0 <= from);
+        self.bytes - if i == 0 { self.bytes_before_window } else { self.arrivals[i - 1].1 }
+    }
+
+    /// X_recv for a report: the bytes received in the last R_m over R_m (RFC 5348
+    /// §6.2 step 2), or, when the previous report is older than that, the bytes
+    /// received since it over the time since it (as ns-2's and Linux's receivers
+    /// measure): a flow sending less than one datagram per RTT then reports the
+    /// rate it has, not 0. Arrivals older than R_m are then forgotten. 0 while the
+    /// sender has no RTT estimate.
     fn receive_rate(&mut self, now: SimTime) -> f64 {
         let Some(r) = self.r_m else {
             self.arrivals.clear();
             self.bytes_before_window = self.bytes;
             return 0.0;
         };
+        let window = r.max(now - self.last_report);
+        let x = self.bytes_within(now, window) as f64 / window.as_secs_f64();
         let from = now.0.saturating_sub(r.0);
         while let Some(&(t, b)) = self.arrivals.front() {
             if t.0 > from {
@@ -117,13 +132,14 @@ impl TfrcReceiver {
             self.bytes_before_window = b;
             self.arrivals.pop_front();
         }
-        (self.bytes - self.bytes_before_window) as f64 / r.as_secs_f64()
+        x
     }
 
     /// A report now (§6.2 steps 1-4): p, X_recv, the echo of the latest datagram
     /// with the time it was held; the feedback timer restarts after R_m.
     fn report(&mut self, now: SimTime, x_recv: f64) -> Report {
         self.fresh = false;
+        self.last_report = now;
         self.timer = self.r_m.map(|r| now + r);
         Report { echo: self.highest_sent + (now - self.highest_arrival), x_recv, p: self.p() }
     }
@@ -138,7 +154,8 @@ impl TfrcReceiver {
                 // that would give the receive rate of the last RTT.
                 let len = match self.r_m {
                     Some(r) => {
-                        let x_recv = self.receive_rate(now);
+                        // X_recv over the most recent RTT.
+                        let x_recv = self.bytes_within(now, r) as f64 / r.as_secs_f64();
                         1.0 / loss_rate_for(self.s as f64, r.as_secs_f64(), x_recv)
                     }
                     // No RTT yet: the datagrams before this one.
@@ -280,15 +297,24 @@ mod tests {
         assert_eq!(rx.on_deadline(ms(50)), None);
         assert_eq!(rx.deadline(), Some(ms(90)));
         // Datagrams at 60 and 70 ms; the report at 90 ms echoes the last one's send
-        // time plus the 20 ms it was held; X_recv counts (50, 90]: 2000 B / 40 ms.
+        // time plus the 20 ms it was held. X_recv: the previous report (10 ms) is
+        // older than R_m = 40 ms, so it counts (10, 90]: 2000 B / 80 ms.
         rx.on_data(ms(60), &datagram(1, ms(55), Some(ms(40))));
         rx.on_data(ms(70), &datagram(2, ms(65), Some(ms(40))));
         let r = rx.on_deadline(ms(90)).unwrap();
         assert_eq!(r.echo, ms(85));
-        assert!((r.x_recv - 50_000.0).abs() < 1e-9);
-        // (90, 130]: nothing arrived in it but the datagram at 110 ms.
+        assert!((r.x_recv - 25_000.0).abs() < 1e-9);
+        // One datagram in (90, 130]: 1000 B / 40 ms.
         rx.on_data(ms(110), &datagram(3, ms(105), Some(ms(40))));
         assert!((rx.on_deadline(ms(130)).unwrap().x_recv - 25_000.0).abs() < 1e-9);
+        // Less than one datagram per RTT: none by 170 ms (no report), one at 200 ms;
+        // the report at 210 ms counts it over the 80 ms since the last report.
+        assert_eq!(rx.on_deadline(ms(170)), None);
+        rx.on_data(ms(200), &datagram(4, ms(195), Some(ms(40))));
+        assert!((rx.on_deadline(ms(210)).unwrap().x_recv - 12_500.0).abs() < 1e-9);
+        // An early report (a new loss event) 20 ms later counts the last R_m: (190, 230].
+        rx.on_data(ms(215), &datagram(5, ms(210), Some(ms(40))));
+        assert!((rx.receive_rate(ms(230)) - 2000.0 / 0.04).abs() < 1e-9);
     }
 
     #[test]

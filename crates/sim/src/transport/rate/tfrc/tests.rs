@@ -91,11 +91,12 @@ fn slow_start_at_most_doubles_per_rtt_and_stops_at_twice_the_receive_rate() {
     h.run(SimTime::from_secs(3), |h| {
         let s = sender(h);
         let x = s.allowed();
-        assert!(x <= s.recv_limit() * (1.0 + 1e-12) || x == 1000.0 || x <= 4000.0 / s.rtt().unwrap().as_secs_f64() * (1.0 + 1e-12));
         match last {
             Some((t, x0)) if x > x0 => {
                 if x0 > 1000.0 {
+                    // A doubling: at most twice X, at most recv_limit (or W_init/R), and an RTT after the last.
                     assert!(x <= 2.0 * x0 * (1.0 + 1e-12), "{x0} -> {x}");
+                    assert!(x <= s.recv_limit() * (1.0 + 1e-12) || x <= 4000.0 / s.rtt().unwrap().as_secs_f64() * (1.0 + 1e-12));
                     assert!((h.now - t).as_secs_f64() >= s.rtt().unwrap().as_secs_f64() * 0.999);
                 }
                 increases += 1;
@@ -137,4 +138,5 @@ fn nofeedback_timer_halves_the_rate_each_expiry() {
     }
     assert!(expiries[0].1 <= x0 / 2.0 * (1.0 + 1e-9) && expiries[0].1 >= x0 / 4.0);
 }
+
 
