@@ -84,3 +84,14 @@ impl RateConn {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_rate_flow_is_no_larger_than_a_tcp_connection() {
+        // The receiver is boxed, so that every slot of the connection table stays the
+        // size of a TCP connection.
+        use std::mem::size_of;
+        assert!(size_of::<super::RateConn>() <= size_of::<crate::transport::tcp::Tcp>());
+    }
+}

@@ -6,6 +6,19 @@ use crate::net::packet::DATAGRAM;
 use crate::net::Packet;
 use crate::transport::endpoints::Endpoints;
 
+/// `x.round() as u64` for a finite x ≥ 0 (halves away from zero), without the call
+/// to libm's `round` that x86-64's baseline instruction set needs: `x as u64`
+/// truncates, and x minus its whole part is exact in binary floating point.
+#[inline]
+fn round_ns(x: f64) -> u64 {
+    let i = x as u64;
+    if x - i as f64 >= 0.5 {
+        i + 1
+    } else {
+        i
+    }
+}
+
 /// Send times at a rate that may change. Packet k after the latest change leaves
 /// at anchor + round(k · 8 · size / rate), computed from k so that rounding
 /// never accumulates (a constant rate gives exact times over any run length).
@@ -36,7 +49,7 @@ impl Pacer {
     pub fn next(&self) -> SimTime {
         let dt = self.k as f64 * self.interval_ns;
         if dt.is_finite() {
-            self.anchor + SimTime(dt.round() as u64)
+            self.anchor + SimTime(round_ns(dt))
         } else {
             SimTime::MAX
         }
@@ -57,12 +70,12 @@ impl Pacer {
         let last = if self.k == 0 || !self.interval_ns.is_finite() {
             None
         } else {
-            Some(self.anchor + SimTime(((self.k - 1) as f64 * self.interval_ns).round() as u64))
+            Some(self.anchor + SimTime(round_ns((self.k - 1) as f64 * self.interval_ns)))
         };
         self.rate_bps = rate_bps;
         self.interval_ns = Self::interval(rate_bps, packet_bytes);
         match last {
-            Some(t) if self.interval_ns.is_finite() && t + SimTime(self.interval_ns.round() as u64) > now => {
+            Some(t) if self.interval_ns.is_finite() && t + SimTime(round_ns(self.interval_ns)) > now => {
                 self.anchor = t;
                 self.k = 1;
             }
@@ -140,8 +153,7 @@ impl RateSender {
     /// next datagram would leave at or after the class's stop. (A sender paused at
     /// rate 0 is not done: its controller may resume it.)
     pub fn done(&self) -> bool {
-        let next = self.pacer.next();
-        self.sent >= self.total || (next >= self.stop && next != SimTime::MAX)
+        self.sent >= self.total || (!self.send_timer.is_set() && self.pacer.next() != SimTime::MAX)
     }
 
     /// The datagram due at `now` (the send timer fired); the next one is scheduled.
@@ -187,6 +199,21 @@ impl RateSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounding_matches_f64_round() {
+        let mut x = 0.0f64;
+        for v in [0.0, 0.49999999999999994, 0.5, 1.5, 2.5, 2_666_666.5, 4503599627370495.5, 9007199254740993.0, 1e18 + 0.7, 1.8e19] {
+            assert_eq!(round_ns(v), v.round() as u64, "{v}");
+        }
+        // A pseudo-random sweep of magnitudes and fractions.
+        for i in 0..100_000u64 {
+            x = (x + 0.618_033_988_749_895 * (i as f64 + 1.0)) % 1e13;
+            assert_eq!(round_ns(x), x.round() as u64, "{x}");
+            let y = x * 1.000_000_1 + 0.5;
+            assert_eq!(round_ns(y), y.round() as u64, "{y}");
+        }
+    }
 
     #[test]
     fn constant_rate_times_are_exact_over_long_runs() {

@@ -54,9 +54,11 @@ pub struct TfrcReceiver {
     event: Option<(u64, SimTime)>,
     /// Arrival times with the bytes received up to each, within the last R_m.
     arrivals: VecDeque<(SimTime, u64)>,
-    /// Bytes received in all, and up to the oldest arrival dropped from `arrivals`.
+    /// Bytes received in all, up to the oldest arrival dropped from `arrivals`, and
+    /// up to the last report.
     bytes: u64,
     bytes_before_window: u64,
+    bytes_at_report: u64,
     /// A datagram has arrived since the last report, and when that report left.
     fresh: bool,
     last_report: SimTime,
@@ -79,6 +81,7 @@ impl TfrcReceiver {
             arrivals: VecDeque::new(),
             bytes: 0,
             bytes_before_window: 0,
+            bytes_at_report: 0,
             fresh: false,
             last_report: SimTime::ZERO,
             timer: None,
@@ -103,7 +106,7 @@ impl TfrcReceiver {
         (self.highest + 1).saturating_sub(start) as f64
     }
 
-    /// Bytes received in (now − window, now].
+    /// Bytes received in (now − window, now] (window at most R_m, or since the last report).
     fn bytes_within(&self, now: SimTime, window: SimTime) -> u64 {
         let from = now.0.saturating_sub(window.0);
         let i = self.arrivals.partition_point(|&(t, _)| t.0 <= from);
@@ -122,8 +125,12 @@ impl TfrcReceiver {
             self.bytes_before_window = self.bytes;
             return 0.0;
         };
-        let window = r.max(now - self.last_report);
-        let x = self.bytes_within(now, window) as f64 / window.as_secs_f64();
+        let since = now - self.last_report;
+        let x = if since >= r {
+            (self.bytes - self.bytes_at_report) as f64 / since.as_secs_f64()
+        } else {
+            self.bytes_within(now, r) as f64 / r.as_secs_f64()
+        };
         let from = now.0.saturating_sub(r.0);
         while let Some(&(t, b)) = self.arrivals.front() {
             if t.0 > from {
@@ -140,6 +147,7 @@ impl TfrcReceiver {
     fn report(&mut self, now: SimTime, x_recv: f64) -> Report {
         self.fresh = false;
         self.last_report = now;
+        self.bytes_at_report = self.bytes;
         self.timer = self.r_m.map(|r| now + r);
         Report { echo: self.highest_sent + (now - self.highest_arrival), x_recv, p: self.p() }
     }
@@ -181,7 +189,8 @@ impl TfrcReceiver {
 
 impl FeedbackReceiver for TfrcReceiver {
     fn on_data(&mut self, now: SimTime, pkt: &Packet) -> Option<Report> {
-        let n = pkt.seq / self.s;
+        // The datagram's number (without a division when it is the next one).
+        let n = if self.first.is_some() && pkt.seq == (self.highest + 1) * self.s { self.highest + 1 } else { pkt.seq / self.s };
         self.bytes += pkt.len as u64;
         self.arrivals.push_back((now, self.bytes));
         self.fresh = true;

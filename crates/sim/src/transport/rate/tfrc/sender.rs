@@ -22,8 +22,9 @@ pub struct TfrcSender {
     x: f64,
     /// X_inst / X: R_sqmean / sqrt(R_sample) with §4.5, else 1.
     inst: f64,
-    /// R, the smoothed RTT (None before the first feedback).
+    /// R, the smoothed RTT (None before the first feedback), in seconds and as a time.
     r: Option<f64>,
+    r_time: Option<SimTime>,
     /// R_sqmean (§4.5).
     r_sqmean: f64,
     /// The latest reported loss event rate.
@@ -50,6 +51,7 @@ impl TfrcSender {
             x: 0.0,
             inst: 1.0,
             r: None,
+            r_time: None,
             r_sqmean: 0.0,
             p: 0.0,
             x_bps: 0.0,
@@ -101,8 +103,9 @@ impl TfrcSender {
     }
 
     /// The smoothed RTT.
+    #[inline]
     pub fn rtt(&self) -> Option<SimTime> {
-        self.r.map(SimTime::from_secs_f64)
+        self.r_time
     }
 
     /// When the no-feedback timer expires.
@@ -135,6 +138,7 @@ impl TfrcSender {
             Some(r) => self.q * r + (1.0 - self.q) * r_sample,
         };
         self.r = Some(r);
+        self.r_time = Some(SimTime::from_secs_f64(r));
         // (3) The timeout interval, with X before this report.
         let rto = (4.0 * r).max(2.0 * self.s / self.x);
         // (4) The allowed sending rate. The sender is never data-limited: Update X_recv_set.
