@@ -111,9 +111,13 @@ impl TfcbrParams {
 /// β = 64 s (§V-D).
 pub const BETA: SimTime = SimTime::from_secs(64);
 
-/// The sender of a TFCBR (or RDTF) flow.
+/// The sender of a TFCBR flow, or with `RDTF` of an RDTF flow (the same rule,
+/// α = 1 by default).
 #[derive(Clone, Debug)]
-pub struct Tfcbr(Box<State>);
+pub struct Tfcbr<const RDTF: bool = false>(Box<State>);
+
+/// RDTF: TFCBR with α = 1 (the paper's relaxed deterministic TCP friendliness, §VI-A).
+pub type Rdtf = Tfcbr<true>;
 
 #[derive(Clone, Debug)]
 struct State {
@@ -166,28 +170,28 @@ impl State {
     }
 }
 
-impl Tfcbr {
-    fn with(p: &TfcbrParams) -> Self {
-        Tfcbr(Box::new(State::new(p)))
-    }
-
+impl<const RDTF: bool> Tfcbr<RDTF> {
     /// The number of TCP-rate estimates in the window (for tests).
     pub fn estimates(&self) -> usize {
         self.0.estimates.len()
     }
 }
 
-impl RateProtocol for Tfcbr {
-    const NAME: &'static str = "tfcbr";
+impl<const RDTF: bool> RateProtocol for Tfcbr<RDTF> {
+    const NAME: &'static str = if RDTF { "rdtf" } else { "tfcbr" };
     type Params = TfcbrParams;
 
-    /// `cc = { alpha = 0.5, beta = "64s" }` and TFRC's keys (all optional).
+    /// `cc = { alpha = 0.5, beta = "64s" }` (RDTF: α = 1) and TFRC's keys, all optional.
     fn read(t: Table) -> Result<TfcbrParams> {
-        TfcbrParams::read(t, 0.5, "the tfcbr protocol")
+        if RDTF {
+            TfcbrParams::read(t, 1.0, "the rdtf protocol")
+        } else {
+            TfcbrParams::read(t, 0.5, "the tfcbr protocol")
+        }
     }
 
     fn new(p: &TfcbrParams) -> Self {
-        Tfcbr::with(p)
+        Tfcbr(Box::new(State::new(p)))
     }
 
     fn receiver(p: &TfcbrParams, packet_bytes: u32) -> Option<Receiver> {
@@ -195,7 +199,7 @@ impl RateProtocol for Tfcbr {
     }
 }
 
-impl RateControl for Tfcbr {
+impl<const RDTF: bool> RateControl for Tfcbr<RDTF> {
     #[inline]
     fn rate_bps(&self) -> f64 {
         8.0 * self.0.rate()
@@ -216,52 +220,6 @@ impl RateControl for Tfcbr {
     #[inline]
     fn rtt(&self) -> Option<SimTime> {
         self.0.tfrc.rtt()
-    }
-}
-
-/// RDTF: TFCBR with α = 1 (the paper's relaxed deterministic TCP friendliness, §VI-A).
-#[derive(Clone, Debug)]
-pub struct Rdtf(Tfcbr);
-
-impl RateProtocol for Rdtf {
-    const NAME: &'static str = "rdtf";
-    type Params = TfcbrParams;
-
-    /// `cc = { alpha = 1, beta = "64s" }` and TFRC's keys (all optional).
-    fn read(t: Table) -> Result<TfcbrParams> {
-        TfcbrParams::read(t, 1.0, "the rdtf protocol")
-    }
-
-    fn new(p: &TfcbrParams) -> Self {
-        Rdtf(Tfcbr::with(p))
-    }
-
-    fn receiver(p: &TfcbrParams, packet_bytes: u32) -> Option<Receiver> {
-        Tfcbr::receiver(p, packet_bytes)
-    }
-}
-
-impl RateControl for Rdtf {
-    #[inline]
-    fn rate_bps(&self) -> f64 {
-        self.0.rate_bps()
-    }
-    #[inline]
-    fn deadline(&self) -> Option<SimTime> {
-        self.0.deadline()
-    }
-    fn on_deadline(&mut self, now: SimTime) {
-        self.0.on_deadline(now);
-    }
-    fn on_start(&mut self, now: SimTime, packet_bytes: u32) {
-        self.0.on_start(now, packet_bytes);
-    }
-    fn on_feedback(&mut self, now: SimTime, report: &Report) {
-        self.0.on_feedback(now, report);
-    }
-    #[inline]
-    fn rtt(&self) -> Option<SimTime> {
-        self.0.rtt()
     }
 }
 

@@ -1,7 +1,7 @@
 //! TFCBR and RDTF over the test harness: the paper's rule (§IV-C), rate = α ×
 //! the mean of TFRC's TCP-rate estimates of the last β seconds, against closed
 //! forms under losses a rule fixes.
-use super::{Tfcbr, TfcbrParams};
+use super::TfcbrParams;
 use crate::engine::SimTime;
 use crate::transport::rate::tfrc::harness::Harness;
 use crate::transport::rate::tfrc::{throughput, TfrcParams};
@@ -20,10 +20,11 @@ fn rate(h: &Harness) -> f64 {
     h.conn.tx.cc.rate_bps() / 8.0
 }
 
-fn tfcbr(h: &Harness) -> &Tfcbr {
+/// TCP-rate estimates in the window.
+fn estimates(h: &Harness) -> usize {
     match &h.conn.tx.cc {
-        RateCc::Tfcbr(t) => t,
-        RateCc::Rdtf(t) => &t.0,
+        RateCc::Tfcbr(t) => t.estimates(),
+        RateCc::Rdtf(t) => t.estimates(),
         _ => unreachable!(),
     }
 }
@@ -60,7 +61,7 @@ fn sends_alpha_times_the_tcp_rate_at_a_fixed_loss_rate() {
         let x = (h.sent - sent0) as f64 * 1000.0 / 100.0;
         assert!(x >= alpha * lo * 0.999 && x <= alpha * hi * 1.001, "α = {alpha}: {x}");
         // About one estimate per RTT in the window of 10 s (plus one per loss event).
-        let n = tfcbr(&h).estimates();
+        let n = estimates(&h);
         assert!((100..=115).contains(&n), "{n}");
         assert_eq!(h.sent, h.delivered + h.dropped + h.in_flight());
     }
