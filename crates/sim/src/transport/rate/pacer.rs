@@ -102,6 +102,9 @@ pub struct RateSender {
     last_bytes: u32,
     /// When the class stops: no datagram leaves at or after it.
     stop: SimTime,
+    /// The controller's RTT estimate as datagrams carry it (updated whenever the
+    /// controller runs, so that sending a datagram does not consult it).
+    rtt: u32,
     pub send_timer: Timer,
     /// The controller's own deadline.
     pub cc_timer: Timer,
@@ -129,24 +132,31 @@ impl RateSender {
             total,
             last_bytes,
             stop,
+            rtt: 0,
             send_timer: Timer::default(),
             cc_timer: Timer::default(),
         };
-        s.sync_timers();
+        s.sync_controller();
+        s.sync_send_timer();
         s
     }
 
-    fn sync_timers(&mut self) {
+    fn sync_send_timer(&mut self) {
         let next = self.pacer.next();
         if next < self.stop && self.sent < self.total {
             self.send_timer.set(next);
         } else {
             self.send_timer.stop();
         }
+    }
+
+    /// What the controller decides besides the rate: its deadline and its RTT estimate.
+    fn sync_controller(&mut self) {
         match self.cc.deadline() {
             Some(t) => self.cc_timer.set(t),
             None => self.cc_timer.stop(),
         }
+        self.rtt = rtt_field(self.cc.rtt());
     }
 
     /// The sender has sent its last datagram: its flow's bytes are all out, or its
@@ -162,7 +172,7 @@ impl RateSender {
         let pkt = Packet {
             seq: self.sent * self.packet_bytes as u64,
             ts: now,
-            owd: rtt_field(self.cc.rtt()),
+            owd: self.rtt,
             sack: 0,
             flow: self.ep.flow,
             conn: self.ep.conn,
@@ -174,7 +184,7 @@ impl RateSender {
         };
         self.sent += 1;
         self.pacer.sent();
-        self.sync_timers();
+        self.sync_send_timer();
         pkt
     }
 
@@ -192,7 +202,8 @@ impl RateSender {
 
     fn retime(&mut self, now: SimTime) {
         self.pacer.set_rate(now, self.cc.rate_bps(), self.packet_bytes);
-        self.sync_timers();
+        self.sync_controller();
+        self.sync_send_timer();
     }
 }
 
