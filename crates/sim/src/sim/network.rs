@@ -3,7 +3,7 @@
 use super::event::{ConnTimer, Event, Owner};
 use crate::engine::{EventQueue, SimTime};
 use crate::net::{Link, Offer, Packet, Routes};
-use crate::transport::rate::RateSender;
+use crate::transport::rate::RateConn;
 use crate::transport::tcp::{Output, Tcp};
 
 /// Counters of every packet ever created (for the conservation invariant).
@@ -79,11 +79,13 @@ impl Network {
         self.queue.arm(&mut tcp.cc_timer, ev(ConnTimer::Cc));
     }
 
-    /// Arm a rate-based sender's timers (in slot `slot`).
-    pub fn arm_rate(&mut self, r: &mut RateSender, slot: u32) {
-        let flow = r.ep.flow;
-        self.queue.arm(&mut r.send_timer, Event::Timer(Owner::Conn { slot, flow, timer: ConnTimer::Send }));
-        self.queue.arm(&mut r.cc_timer, Event::Timer(Owner::Conn { slot, flow, timer: ConnTimer::Cc }));
+    /// Arm a rate flow's timers (in slot `slot`): its sender's and its receiver's.
+    pub fn arm_rate(&mut self, r: &mut RateConn, slot: u32) {
+        let flow = r.flow();
+        let ev = |timer| Event::Timer(Owner::Conn { slot, flow, timer });
+        self.queue.arm(&mut r.tx.send_timer, ev(ConnTimer::Send));
+        self.queue.arm(&mut r.tx.cc_timer, ev(ConnTimer::Cc));
+        self.queue.arm(&mut r.rx_timer, ev(ConnTimer::Feedback));
     }
 
     /// Packet counters, with `in_flight` counted on the links' wires and the marks

@@ -1,6 +1,7 @@
 //! Paced sending: datagrams at the rate a controller sets.
+use super::feedback::{rtt_field, Report};
 use super::schedule::Schedule;
-use super::{RateCc, RateControl};
+use super::{FlowStart, RateCc, RateControl};
 use crate::engine::{SimTime, Timer};
 use crate::net::packet::DATAGRAM;
 use crate::net::Packet;
@@ -65,56 +66,95 @@ impl Pacer {
 #[derive(Clone, Debug)]
 pub struct RateSender {
     pub ep: Endpoints,
-    /// Bytes of every datagram on the wire.
+    /// Bytes of every datagram on the wire (the last of a finite flow carries the rest).
     pub packet_bytes: u32,
     pub cc: RateCc,
     pacer: Pacer,
     /// Datagrams sent.
     pub sent: u64,
+    /// Datagrams the flow sends in all (u64::MAX: no end), and the bytes of the last.
+    total: u64,
+    last_bytes: u32,
     /// When the class stops: no datagram leaves at or after it.
     stop: SimTime,
+    /// The controller's RTT estimate as datagrams carry it (updated whenever the
+    /// controller runs, so that sending a datagram does not consult it).
+    rtt: u32,
     pub send_timer: Timer,
     /// The controller's own deadline.
     pub cc_timer: Timer,
 }
 
 impl RateSender {
-    pub fn new(ep: Endpoints, packet_bytes: u32, cc: RateCc, start: SimTime, stop: SimTime) -> Self {
+    /// A flow of `size` bytes (u64::MAX: no end) starting as `f` says: the controller
+    /// is told its start, datagram size and random stream before the first send
+    /// time is computed.
+    pub fn new(ep: Endpoints, mut cc: RateCc, f: FlowStart, stop: SimTime, size: u64) -> Self {
+        let (start, packet_bytes) = (f.now, f.packet_bytes);
+        cc.start(f);
         let pacer = Pacer::new(start, cc.rate_bps(), packet_bytes);
-        let mut s = RateSender { ep, packet_bytes, cc, pacer, sent: 0, stop, send_timer: Timer::default(), cc_timer: Timer::default() };
-        s.sync_timers();
+        let (total, last_bytes) = if size == u64::MAX {
+            (u64::MAX, packet_bytes)
+        } else {
+            let pb = packet_bytes as u64;
+            let n = size.div_ceil(pb).max(1);
+            (n, (size - (n - 1) * pb).max(1) as u32)
+        };
+        let mut s = RateSender {
+            ep,
+            packet_bytes,
+            cc,
+            pacer,
+            sent: 0,
+            total,
+            last_bytes,
+            stop,
+            rtt: 0,
+            send_timer: Timer::default(),
+            cc_timer: Timer::default(),
+        };
+        s.sync_controller();
+        s.sync_send_timer();
         s
-    }
-
-    fn sync_timers(&mut self) {
-        self.sync_send_timer();
-        match self.cc.deadline() {
-            Some(t) => self.cc_timer.set(t),
-            None => self.cc_timer.stop(),
-        }
     }
 
     fn sync_send_timer(&mut self) {
         let next = self.pacer.next();
-        if next < self.stop {
+        if next < self.stop && self.sent < self.total {
             self.send_timer.set(next);
         } else {
             self.send_timer.stop();
         }
     }
 
-    /// The datagram due at `now` (the send timer fired); the next one is scheduled
-    /// (the controller was not consulted, so its deadline stands).
+    /// What the controller decides besides the rate: its deadline and its RTT estimate.
+    fn sync_controller(&mut self) {
+        match self.cc.deadline() {
+            Some(t) => self.cc_timer.set(t),
+            None => self.cc_timer.stop(),
+        }
+        self.rtt = rtt_field(self.cc.rtt());
+    }
+
+    /// The sender has sent its last datagram: its flow's bytes are all out, or its
+    /// next datagram would leave at or after the class's stop. (A sender paused at
+    /// rate 0 is not done: its controller may resume it.)
+    pub fn done(&self) -> bool {
+        self.sent >= self.total || (!self.send_timer.is_set() && self.pacer.next() != SimTime::MAX)
+    }
+
+    /// The datagram due at `now` (the send timer fired); the next one is scheduled.
     pub fn send(&mut self, now: SimTime) -> Packet {
+        let bytes = if self.sent + 1 == self.total { self.last_bytes } else { self.packet_bytes };
         let pkt = Packet {
             seq: self.sent * self.packet_bytes as u64,
             ts: now,
-            owd: 0,
+            owd: self.rtt,
             sack: 0,
             flow: self.ep.flow,
             conn: self.ep.conn,
-            len: self.packet_bytes,
-            size: self.packet_bytes,
+            len: bytes,
+            size: bytes,
             route: self.ep.data_route,
             hop: 0,
             flags: DATAGRAM,
@@ -128,8 +168,19 @@ impl RateSender {
     /// The controller's deadline has come: it may change the rate.
     pub fn on_cc_deadline(&mut self, now: SimTime) {
         self.cc.on_deadline(now);
+        self.retime(now);
+    }
+
+    /// A feedback report reached the sender: the controller may change the rate.
+    pub fn on_feedback(&mut self, now: SimTime, report: &Report) {
+        self.cc.on_feedback(now, report);
+        self.retime(now);
+    }
+
+    fn retime(&mut self, now: SimTime) {
         self.pacer.set_rate(now, self.cc.rate_bps(), self.packet_bytes);
-        self.sync_timers();
+        self.sync_controller();
+        self.sync_send_timer();
     }
 }
 
