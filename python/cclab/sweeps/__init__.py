@@ -94,6 +94,11 @@ def sweep(scenario: Any, *, grid: Mapping | None = None, points: Sequence[Mappin
     Raises ScenarioError (naming the run's parameters and the key) before any run if a
     run does not validate.
     """
+    from .executors import check_cluster
+
+    check_cluster(cluster)
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers: expected a number of processes >= 1, got {workers!r}")
     if isinstance(scenario, Sweep):
         sw = scenario
     elif _is_sweep_file(scenario) and grid is None and points is None and set is None and seeds is None:
@@ -152,12 +157,14 @@ def _run(sw: Sweep, st: Store, *, cluster, workers, progress, retry_failed, dry_
             stats.executor = ex.description
             for key, payload in ex.run(((r.key, r.config) for r in todo), engine):
                 r = unique[key]
-                status = st.put(key, config=r.config, engine=engine, seed=r.seed, name=r.name, payload=payload)
+                status = st.put(key, config=r.config, engine=engine, seed=r.seed, name=r.name, payload=payload,
+                                defer=True)
                 stats.ran += 1
                 stats.executed.append(key)
                 stats.failed += status == "failed"
                 bar.update(status == "failed")
     finally:
+        st.flush()  # what finished is kept, also on an interrupt
         bar.close()
     stats.wall_s = time.perf_counter() - t0
     return SweepResult(sw.name, st.root, runs, stats, sw.param_names())

@@ -57,12 +57,13 @@ def tiny_sweep(runs: int, name: str = "crash"):
                        seeds=seeds, name=name)
 
 
-def _child(store: str, runs: int, plan: dict | None, cluster: str) -> None:
-    from . import store as st_mod, sweep
+def _child(store: str, runs: int, plan: dict | None, cluster: str, batch: int | None = None) -> None:
+    from . import Store, store as st_mod, sweep
 
     if plan:
         st_mod._crash_plan.update(plan)
-    sweep(tiny_sweep(runs), store=store, cluster=cluster, progress=False)
+    with Store(store, **({} if batch is None else {"batch_runs": batch})) as st:
+        sweep(tiny_sweep(runs), store=st, cluster=cluster, progress=False)
     os._exit(0)
 
 
@@ -78,11 +79,11 @@ def _context():
 
 
 def run_child(store: str | Path, runs: int, *, plan: dict | None = None, kill_after: float | None = None,
-              cluster: str = "serial") -> int:
+              cluster: str = "serial", batch: int | None = None) -> int:
     """Run the sweep in a child process (forked from a server that has imported cclab); kill
-    it with SIGKILL after ``kill_after`` seconds, or let ``plan`` kill it at a crash point.
-    Returns the child's exit code (-9 when killed)."""
-    p = _context().Process(target=_child, args=(str(store), runs, plan, cluster))
+    it with SIGKILL after ``kill_after`` seconds, or let ``plan`` kill it at a crash point
+    (``batch``: the store's group-commit size). Returns the child's exit code (-9 when killed)."""
+    p = _context().Process(target=_child, args=(str(store), runs, plan, cluster, batch))
     p.start()
     p.join(kill_after)
     if p.exitcode is None:
@@ -110,22 +111,41 @@ def run_cli(store: str | Path, runs: int, kill_after: float, workers: int = 2) -
     return p.returncode
 
 
+def scenario_toml(sc: dict, prefix: str = "") -> str:
+    """A scenario dict (of TINY's shape: scalars, inline tables, lists of tables) as TOML."""
+    lines = [f"{k} = {_toml(v)}" for k, v in sc.items() if not isinstance(v, list)]
+    for k, items in sc.items():
+        if isinstance(items, list):
+            for item in items:
+                lines += [f"[[{prefix}{k}]]"] + [f"{kk} = {_toml(v)}" for kk, v in item.items()]
+    return "\n".join(lines) + "\n"
+
+
 def _sweep_toml(sw) -> str:
     lines = [f"name = {json.dumps(sw.name)}", f"seeds = {json.dumps(sw.seeds)}", "[grid]"]
     lines += [f"{json.dumps(k)} = {json.dumps(v)}" for k, v in sw.grid.items()]
-    lines += ["[scenario]", f"name = {json.dumps(TINY['name'])}", f"duration = {json.dumps(TINY['duration'])}",
-              "record = { interval = \"0.1s\" }"]
-    for l in TINY["links"]:
-        lines += ["[[scenario.links]]"] + [f"{k} = {_toml(v)}" for k, v in l.items()]
-    for t in TINY["traffic"]:
-        lines += ["[[scenario.traffic]]"] + [f"{k} = {_toml(v)}" for k, v in t.items()]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n[scenario]\n" + scenario_toml(sw.scenario, "scenario.")
 
 
 def _toml(v) -> str:
     if isinstance(v, dict):
         return "{ " + ", ".join(f"{k} = {_toml(x)}" for k, x in v.items()) + " }"
     return json.dumps(v)
+
+
+class DieFor:
+    """A worker function that kills its own process (SIGKILL) when given one run's key,
+    as an out-of-memory kill would; every other run it executes normally."""
+
+    def __init__(self, key: str):
+        self.key = key
+
+    def __call__(self, config: str, engine: str, key: str) -> dict:
+        from .worker import execute
+
+        if key == self.key:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return execute(config, engine, key)
 
 
 def stored(store: str | Path) -> dict[str, str]:
@@ -171,13 +191,34 @@ def reference_metrics(runs: int) -> dict[str, dict]:
     return out
 
 
-def campaign(kills: int, runs: int = 160, *, mode: str = "fork", min_delay: float = 0.05,
-             max_delay: float = 0.8, seed: int = 0, root: str | Path | None = None, log=None) -> dict:
+def _child_seconds(store: Path, runs: int, mode: str) -> float:
+    t0 = time.perf_counter()
+    code = run_cli(store, runs, kill_after=600) if mode == "cli" else run_child(store, runs)
+    assert code == 0, f"the uninterrupted sweep failed (exit {code})"
+    return time.perf_counter() - t0
+
+
+def _calibrate(tmp: Path, runs: int, mode: str) -> tuple[float, float]:
+    """Seconds an uninterrupted sweep takes on an empty store, and on a full one (start-up,
+    validation and the index look-up alone), measured on a throwaway store."""
+    store = tmp / "calibration" / "store"
+    full = _child_seconds(store, runs, mode)
+    fixed = _child_seconds(store, runs, mode)
+    shutil.rmtree(tmp / "calibration")
+    return full, min(fixed, full)
+
+
+def campaign(kills: int, runs: int = 160, *, mode: str = "fork", seed: int = 0, root: str | Path | None = None,
+             log=None) -> dict:
     """Kill a sweep ``kills`` times at random instants, resume it, check everything.
 
     mode: "fork" (the sweep in a forked child, runs in that process) or "cli" (`cclab
-    sweep` with a 2-process pool, its process group killed). Returns counts; raises
-    AssertionError on any lost, duplicated or corrupt result.
+    sweep` with a 2-process pool, its process group killed). Each kill comes after a
+    delay drawn uniformly from the time the sweep would take to finish what is missing
+    (start-up plus a share of an uninterrupted sweep's time, both measured first), so it
+    lands anywhere from start-up to the last run; a sweep that finishes anyway is started
+    again on an empty store, until ``kills`` sweeps have been killed. Returns counts;
+    raises AssertionError on any lost, duplicated or corrupt result.
     """
     from . import sweep
 
@@ -187,15 +228,18 @@ def campaign(kills: int, runs: int = 160, *, mode: str = "fork", min_delay: floa
     try:
         ref = reference_metrics(runs)
         total = len(ref)
-        killed = 0
-        for i in range(kills):
+        full, fixed = _calibrate(tmp, runs, mode)
+        killed = rounds = 0
+        while killed < kills:
+            rounds += 1
+            assert rounds <= 5 * kills, f"only {killed} of {rounds} sweeps were killed before they finished"
             before = stored(store) if store.exists() else {}
-            if len(before) >= total:  # finished: start over on a fresh store
+            if len(before) >= total:  # finished: start over on an empty store
                 shutil.rmtree(store)
                 before = {}
-            delay = rng.uniform(min_delay, max_delay)
+            delay = rng.uniform(0.0, fixed + (full - fixed) * (total - len(before)) / total)
             if mode == "cli":
-                code = run_cli(store, runs, kill_after=delay + 1.0)  # + the interpreter's start-up
+                code = run_cli(store, runs, kill_after=delay)
             else:
                 code = run_child(store, runs, kill_after=delay)
             killed += code in (-9, -signal.SIGKILL)
@@ -203,7 +247,7 @@ def campaign(kills: int, runs: int = 160, *, mode: str = "fork", min_delay: floa
             after = stored(store)
             assert set(before) <= set(after), "a stored run disappeared"
             if log:
-                log(f"kill {i + 1}/{kills}: after {delay:.2f} s, exit {code}, {len(after)}/{total} stored")
+                log(f"round {rounds}: killed after {delay:.2f} s (exit {code}), {len(after)}/{total} stored")
         before = set(stored(store))
         res = sweep(tiny_sweep(runs), store=store, cluster="serial", progress=False)
         executed = set(res.stats.executed)
@@ -213,7 +257,7 @@ def campaign(kills: int, runs: int = 160, *, mode: str = "fork", min_delay: floa
         assert len(res.stats.executed) == len(executed), "a run executed twice"
         check_store(store, ref)
         assert set(stored(store)) == set(ref)
-        return {"kills": kills, "killed": killed, "runs": total, "resumed": len(executed)}
+        return {"kills": kills, "rounds": rounds, "runs": total, "resumed": len(executed), "full_s": full}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -229,9 +273,9 @@ def main(argv=None) -> int:
     t0 = time.time()
     for m in modes:
         n = args.kills if len(modes) == 1 else max(1, args.kills // 2)
-        r = campaign(n, args.runs, mode=m, seed=args.seed, max_delay=0.8 if m == "fork" else 2.0,
-                     log=lambda s: print(f"[{m}] {s}", flush=True))
-        print(f"{m}: {r['killed']} of {r['kills']} sweeps killed with SIGKILL; resume ran exactly the "
+        r = campaign(n, args.runs, mode=m, seed=args.seed, log=lambda s: print(f"[{m}] {s}", flush=True))
+        print(f"{m}: {r['kills']} sweeps killed with SIGKILL ({r['rounds']} started; an uninterrupted one "
+              f"takes {r['full_s']:.1f} s); resume ran exactly the "
               f"{r['resumed']} missing of {r['runs']} runs; no stored result corrupt")
     print(f"crash campaign passed in {time.time() - t0:.0f} s")
     return 0

@@ -15,9 +15,11 @@ dask.distributed's.
 * ``"serial"``: this process, one run after another (debugging, tests).
 
 Lost workers: dask reschedules the runs of a worker that dies (up to its
-``distributed.scheduler.allowed-failures``, 3 by default); after that, and when a
-pool process dies, the run is reported ``kind = "lost"`` and retried by the next
-sweep. A run's own error never takes the executor down (see ``worker.execute``).
+``distributed.scheduler.allowed-failures``, 3 by default). When a pool process
+dies, the runs that were in flight are run again one at a time, so that the run
+that kills its process is found and the others are not blamed. A run that still
+fails so is reported ``kind = "lost"`` and retried by the next sweep. A run's own
+error never takes the executor down (see ``worker.execute``).
 """
 from __future__ import annotations
 
@@ -30,9 +32,6 @@ from typing import Any, Iterable, Iterator
 from .worker import execute
 
 Task = tuple[str, str]  # (key, canonical config)
-
-#: A pool process that dies this many times with a run in flight gives up on that run.
-MAX_POOL_CRASHES = 2
 
 
 def _lost(msg: str) -> dict:
@@ -110,48 +109,45 @@ class PoolExecutor(Executor):
     def run(self, tasks, engine):
         tasks = iter(tasks)
         limit = 4 * self.workers
-        crashes: dict[str, int] = {}
         pending: dict[Any, Task] = {}
-        retry: list[Task] = []
+        suspects: list[Task] = []  # in flight when the pool broke: run again one at a time
         if self._pool is None:
             self._pool = self._new_pool()
         while True:
-            while len(pending) < limit:
-                t = retry.pop() if retry else next(tasks, None)
+            broken: list[Task] = []
+            want = (0 if pending else 1) if suspects else limit - len(pending)
+            for _ in range(max(0, want)):
+                t = suspects.pop() if suspects else next(tasks, None)
                 if t is None:
                     break
                 try:
                     pending[self._pool.submit(execute, t[1], engine, t[0])] = t
                 except BrokenProcessPool:
-                    retry.append(t)
+                    broken.append(t)
                     break
-            if not pending:
-                if retry:  # the pool broke while submitting
-                    self._pool = self._new_pool()
-                    continue
+            if not pending and not broken:
                 return
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            broken = False
-            for fut in done:
-                t = pending.pop(fut)
-                try:
-                    yield t[0], fut.result()
-                except BrokenProcessPool:
-                    broken = True
-                    crashes[t[0]] = crashes.get(t[0], 0) + 1
-                    if crashes[t[0]] >= MAX_POOL_CRASHES:
-                        yield t[0], _lost(f"the worker process died {crashes[t[0]]} times while running it "
-                                          "(out of memory or a crash of the simulator)")
-                    else:
-                        retry.append(t)
+            if pending and not broken:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    t = pending.pop(fut)
+                    try:
+                        payload = fut.result()
+                    except BrokenProcessPool:
+                        broken.append(t)
+                        continue
+                    yield t[0], payload
             if broken:
-                # every run in flight failed with the pool; run them again in a new one
-                for fut, t in list(pending.items()):
-                    crashes[t[0]] = crashes.get(t[0], 0) + 1
-                    retry.append(t)
+                # a worker process died: every run in flight failed with the pool
+                broken += pending.values()
                 pending.clear()
                 self._pool.shutdown(wait=False, cancel_futures=True)
                 self._pool = self._new_pool()
+                if len(broken) == 1:  # it was alone in the pool: the run killed its process
+                    yield broken[0][0], _lost("the worker process died while running it alone (out of memory, "
+                                              "or a crash of the simulator)")
+                else:
+                    suspects.extend(broken)
 
 
 class DaskExecutor(Executor):
@@ -167,22 +163,18 @@ class DaskExecutor(Executor):
         if isinstance(cluster, distributed.Client):
             self.client = cluster
             self._own_client = False
-        elif isinstance(cluster, str) and cluster.startswith("local:"):
-            n = cluster.split(":", 1)[1]
-            if not n.isdigit() or int(n) < 1:
-                raise ValueError(f"--cluster {cluster}: expected local:N with N a number of workers >= 1")
+        elif check_cluster(cluster) == "local":
             import logging
 
-            self._cluster = distributed.LocalCluster(n_workers=int(n), threads_per_worker=1, processes=True,
-                                                     dashboard_address=None, silence_logs=logging.ERROR)
+            self._cluster = distributed.LocalCluster(n_workers=int(cluster.split(":", 1)[1]), threads_per_worker=1,
+                                                     processes=True, dashboard_address=":0",
+                                                     silence_logs=logging.ERROR)
             self.client = distributed.Client(self._cluster)
-        elif isinstance(cluster, str) and "://" in cluster:
+        else:
             try:
                 self.client = distributed.Client(cluster, timeout="20s")
             except OSError as exc:
                 raise RuntimeError(f"--cluster {cluster}: cannot reach the dask scheduler: {exc}") from None
-        else:
-            raise ValueError(f"--cluster {cluster!r}: expected tcp://HOST:PORT, local:N or serial")
         self.workers = max(1, sum(self.client.nthreads().values()))
         where = "LocalCluster" if self._cluster is not None else f"dask scheduler {self.client.scheduler.address}"
         self.description = f"{where} with {self.workers} worker thread{'s' if self.workers > 1 else ''}"
@@ -232,10 +224,32 @@ def _take(it: Iterator, n: int) -> list:
     return out
 
 
+def check_cluster(cluster: Any) -> str:
+    """The kind of a ``cluster`` value ("pool", "serial", "local", "address", "client");
+    ValueError naming the value if it is none of them."""
+    if cluster is None or cluster in ("", "pool"):
+        return "pool"
+    if cluster == "serial":
+        return "serial"
+    if isinstance(cluster, str):
+        if cluster.startswith("local:"):
+            n = cluster.split(":", 1)[1]
+            if not n.isdigit() or int(n) < 1:
+                raise ValueError(f"--cluster {cluster}: expected local:N with N a number of workers >= 1")
+            return "local"
+        if "://" in cluster:
+            return "address"
+        raise ValueError(f"--cluster {cluster!r}: expected tcp://HOST:PORT (a dask scheduler), local:N or serial")
+    if type(cluster).__name__ == "Client":
+        return "client"
+    raise ValueError(f"cluster: expected an address, local:N, serial or a distributed.Client, got {cluster!r}")
+
+
 def make_executor(cluster: Any = None, workers: int | None = None) -> Executor:
     """The executor for a ``cluster`` value (see the module's documentation)."""
-    if cluster is None or cluster == "" or cluster == "pool":
+    kind = check_cluster(cluster)
+    if kind == "pool":
         return PoolExecutor(workers)
-    if cluster == "serial":
+    if kind == "serial":
         return SerialExecutor()
     return DaskExecutor(cluster)
