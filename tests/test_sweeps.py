@@ -305,6 +305,35 @@ def test_random_sigkills_then_resume_runs_exactly_what_is_missing(tmp_path):
     assert r["rounds"] >= 3 and r["resumed"] >= 1
 
 
+def test_killing_the_sweeping_process_leaves_no_pool_process_behind(tmp_path):
+    import subprocess
+    import sys
+
+    spec = tmp_path / "s.toml"
+    spec.write_text(crashtest._sweep_toml(tiny_sweep(400)))
+    p = subprocess.Popen([sys.executable, "-m", "cclab.cli", "sweep", str(spec), "--store", str(tmp_path / "st"),
+                          "--workers", "2", "--quiet", "--out", str(tmp_path / "o")],
+                         start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    store = tmp_path / "st"
+    t0 = time.perf_counter()
+    while not (store / "index.sqlite").exists() or not crashtest.stored(store):  # the pool is running
+        assert p.poll() is None and time.perf_counter() - t0 < 60
+        time.sleep(0.05)
+    os.kill(p.pid, signal.SIGKILL)  # the sweeping process alone, not its group
+    p.wait()
+    t0 = time.perf_counter()
+    while True:
+        try:
+            os.killpg(p.pid, 0)
+        except ProcessLookupError:
+            break  # the pool processes, the fork server and the resource tracker are gone
+        if time.perf_counter() - t0 > 10:
+            os.killpg(p.pid, signal.SIGKILL)  # leave nothing running, then fail
+            pytest.fail("pool processes outlived the sweep")
+        time.sleep(0.05)
+    crashtest.check_store(store)
+
+
 def test_two_sweeps_writing_one_store_at_once(tmp_path):
     store = tmp_path / "store"
     ctx = crashtest._context()

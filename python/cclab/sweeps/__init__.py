@@ -357,13 +357,18 @@ def plot_aggregate(agg, y: str, x: str | None, hue: str | None, title: str = "",
     for p, what in ((x, "x"), (hue, "hue")):
         if p is not None and p not in agg.columns:
             raise ValueError(f"{what} = {p!r} is not a parameter of the sweep")
+    import numpy as np
+
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
-    groups = agg.groupby(hue, sort=False, dropna=False) if hue else [(None, agg)]
-    for label, g in groups:
+    groups = list(agg.groupby(hue, sort=False, dropna=False)) if hue else [(None, agg)]
+    for i, (label, g) in enumerate(groups):
         xs = g[x] if x else pd.Series(range(len(g)))
         numeric = pd.api.types.is_numeric_dtype(xs)
-        pos = xs.to_numpy() if numeric else range(len(xs))
-        ax.errorbar(pos, g[y], yerr=g[f"{y}_ci"].fillna(0.0), marker="o", capsize=3,
+        pos = xs.to_numpy(dtype=float) if numeric else np.arange(len(xs), dtype=float)
+        # lines side by side by a sliver, so that their intervals do not hide each other
+        span = (np.ptp(pos) if len(pos) > 1 else 1.0) or 1.0
+        shift = (i - (len(groups) - 1) / 2) * 0.012 * span
+        ax.errorbar(pos + shift, g[y], yerr=g[f"{y}_ci"].fillna(0.0), marker="o", capsize=3,
                     label=None if hue is None else f"{hue} = {label}")
         if not numeric:
             ax.set_xticks(list(pos), [str(v) for v in xs])

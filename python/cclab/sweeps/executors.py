@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Iterable, Iterator
@@ -75,9 +76,17 @@ class SerialExecutor(Executor):
             yield key, execute(config, engine, key)
 
 
-def _preload() -> None:
-    from .. import api, _core  # noqa: F401
-    import pyarrow.parquet  # noqa: F401
+def _watch_lifeline(lifeline) -> None:
+    """In a pool process: exit as soon as the sweeping process is gone (killed included).
+    Nothing is ever sent on the lifeline; reading it ends only when its other end closes."""
+    def wait() -> None:
+        try:
+            lifeline.recv()
+        except (EOFError, OSError):
+            pass
+        os._exit(0)
+
+    threading.Thread(target=wait, name="cclab-lifeline", daemon=True).start()
 
 
 class PoolExecutor(Executor):
@@ -97,14 +106,29 @@ class PoolExecutor(Executor):
         if self._ctx.get_start_method() == "forkserver":
             self._ctx.set_forkserver_preload(["cclab.api", "cclab._core", "pyarrow.parquet", "cclab.sweeps.worker"])
         self._pool = None
+        self._lifeline = None
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx)
+        # A pool process does not notice when the process that feeds it dies (its queues stay
+        # open in its siblings), so each holds the read end of a pipe whose only write end is
+        # ours: when this process ends, however it ends, the pipe closes and they exit.
+        self._close_lifeline()
+        r, w = self._ctx.Pipe(duplex=False)
+        self._lifeline = (r, w)
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=_watch_lifeline,
+                                   initargs=(r,))
+
+    def _close_lifeline(self) -> None:
+        if self._lifeline is not None:
+            for c in self._lifeline:
+                c.close()
+            self._lifeline = None
 
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        self._close_lifeline()
 
     def run(self, tasks, engine):
         tasks = iter(tasks)
@@ -142,7 +166,7 @@ class PoolExecutor(Executor):
                 broken += pending.values()
                 pending.clear()
                 self._pool.shutdown(wait=False, cancel_futures=True)
-                self._pool = self._new_pool()
+                self._pool = self._new_pool()  # closes the old lifeline: the old pool's processes exit
                 if len(broken) == 1:  # it was alone in the pool: the run killed its process
                     yield broken[0][0], _lost("the worker process died while running it alone (out of memory, "
                                               "or a crash of the simulator)")
