@@ -204,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("cclab: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `cclab ... | head`: the reader has gone, which is not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:  # every error becomes one line, never a traceback
         if os.environ.get("CCLAB_DEBUG"):
             raise

@@ -151,9 +151,11 @@ def _run(sw: Sweep, st: Store, *, cluster, workers, progress, retry_failed, dry_
     if dry_run or not todo:
         stats.wall_s = time.perf_counter() - t0
         return SweepResult(sw.name, st.root, runs, stats, sw.param_names())
-    bar = _Progress(sw.name, len(todo), stats.cached, progress)
+    bar = None
     try:
         with make_executor(cluster, workers) as ex:
+            ex.start()  # a pool's processes fork before the bar's thread starts
+            bar = _Progress(sw.name, len(todo), stats.cached, progress)
             stats.executor = ex.description
             for key, payload in ex.run(((r.key, r.config) for r in todo), engine):
                 r = unique[key]
@@ -165,7 +167,8 @@ def _run(sw: Sweep, st: Store, *, cluster, workers, progress, retry_failed, dry_
                 bar.update(status == "failed")
     finally:
         st.flush()  # what finished is kept, also on an interrupt
-        bar.close()
+        if bar is not None:
+            bar.close()
     stats.wall_s = time.perf_counter() - t0
     return SweepResult(sw.name, st.root, runs, stats, sw.param_names())
 

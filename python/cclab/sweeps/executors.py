@@ -62,6 +62,10 @@ class Executor:
     def close(self) -> None:
         pass
 
+    def start(self) -> "Executor":
+        """Start workers (a pool's processes); a no-op elsewhere."""
+        return self
+
     def run(self, tasks: Iterable[Task], engine: str) -> Iterator[tuple[str, dict]]:
         raise NotImplementedError
 
@@ -76,9 +80,13 @@ class SerialExecutor(Executor):
             yield key, execute(config, engine, key)
 
 
-def _watch_lifeline(lifeline) -> None:
+def _watch_lifeline(lifeline, inherited_end=None) -> None:
     """In a pool process: exit as soon as the sweeping process is gone (killed included).
-    Nothing is ever sent on the lifeline; reading it ends only when its other end closes."""
+    Nothing is ever sent on the lifeline; reading it ends only when its other end closes
+    (a forked process first closes its own copy of that end)."""
+    if inherited_end is not None:
+        inherited_end.close()
+
     def wait() -> None:
         try:
             lifeline.recv()
@@ -94,17 +102,19 @@ class PoolExecutor(Executor):
 
     def __init__(self, workers: int | None = None):
         import multiprocessing as mp
+        import sys
 
         self.workers = int(workers) if workers else cpu_count()
         if self.workers < 1:
             raise ValueError(f"workers: expected at least 1, got {workers}")
         self.description = f"local pool of {self.workers} process{'es' if self.workers > 1 else ''}"
-        methods = mp.get_all_start_methods()
-        # forkserver: workers fork from a clean server that has imported the engine once
-        # (no threads of this process copied, start-up paid once); spawn elsewhere.
-        self._ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
-        if self._ctx.get_start_method() == "forkserver":
-            self._ctx.set_forkserver_preload(["cclab.api", "cclab._core", "pyarrow.parquet", "cclab.sweeps.worker"])
+        # fork on Linux: the workers start at once with the engine imported, and the sweep
+        # works from any script, notebook or standard input (spawn and forkserver run the
+        # main script again in every worker). They are forked before any thread of ours
+        # starts (see run), run nothing but worker.execute, and end with os._exit, never
+        # touching the store's open index. spawn elsewhere.
+        self._fork = sys.platform.startswith("linux")
+        self._ctx = mp.get_context("fork" if self._fork else "spawn")
         self._pool = None
         self._lifeline = None
 
@@ -115,8 +125,16 @@ class PoolExecutor(Executor):
         self._close_lifeline()
         r, w = self._ctx.Pipe(duplex=False)
         self._lifeline = (r, w)
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=_watch_lifeline,
-                                   initargs=(r,))
+        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=_watch_lifeline,
+                                   initargs=(r, w if self._fork else None))
+        pool.submit(os.getpid).result()  # start every process now (with fork, all start at the first task)
+        return pool
+
+    def start(self) -> "PoolExecutor":
+        """Start the pool's processes (before any progress bar's thread exists)."""
+        if self._pool is None:
+            self._pool = self._new_pool()
+        return self
 
     def _close_lifeline(self) -> None:
         if self._lifeline is not None:
@@ -135,8 +153,7 @@ class PoolExecutor(Executor):
         limit = 4 * self.workers
         pending: dict[Any, Task] = {}
         suspects: list[Task] = []  # in flight when the pool broke: run again one at a time
-        if self._pool is None:
-            self._pool = self._new_pool()
+        self.start()
         while True:
             broken: list[Task] = []
             want = (0 if pending else 1) if suspects else limit - len(pending)

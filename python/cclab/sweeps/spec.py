@@ -225,9 +225,10 @@ class Sweep:
 
     def to_json(self) -> str:
         """The definition as JSON (stored with the sweep)."""
+        # keys in the order written: the order of the parameters is the tables' column order
         return json.dumps({"name": self.name, "description": self.description, "scenario": self.scenario,
                            "set": self.set, "grid": self.grid, "points": self.points, "seeds": self.seeds},
-                          sort_keys=True, default=str)
+                          default=str)
 
     def param_names(self) -> list[str]:
         """The swept key paths, points' first then the grid's, in order of appearance."""
