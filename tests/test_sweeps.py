@@ -466,4 +466,4 @@ def test_reproduce_all_runs_entries_through_the_store_and_writes_the_report(tmp_
     assert page.count("data:image/png;base64,") == 1
     assert "<td>1</td><td><strong>2</strong></td>" in page
     assert "no such protocol yet" in page and "Not run yet: <code>cclab reproduce toy-unrun</code>" in page
-    assert "1 agrees, 1 failed, 1 not run" in page
+    assert "3 entries; agrees: 1, failed: 1, not run: 1." in page

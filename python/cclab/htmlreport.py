@@ -114,7 +114,7 @@ def write_report(folder: str | Path, out: str | Path | None = None) -> Path:
              "<h1>cclab: the state of every reproduction</h1>",
              f"<p class='meta'>cclab {html.escape(__version__)}, engine {html.escape(engine)}; page written "
              f"{time.strftime('%Y-%m-%d %H:%M')} from <code>{html.escape(str(folder))}</code>. "
-             f"{len(entries)} entries: " + ", ".join(f"{n} {html.escape(_STATUS_STYLE.get(s, (s,))[0])}"
+             f"{len(entries)} entries; " + ", ".join(f"{html.escape(_STATUS_STYLE.get(s, (s,))[0])}: {n}"
                                                      for s, n in sorted(counts.items())) + ".</p>",
              "<table><tr><th>paper</th><th>entry</th><th>figure</th><th>status</th><th>size</th><th>wall time</th></tr>"]
     for paper, es in papers.items():
