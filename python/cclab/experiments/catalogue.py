@@ -40,12 +40,16 @@ class Context:
     store: str | Path | None = None
     cluster: Any = None
     workers: int | None = None
+    name: str = ""
 
     def sweep(self, scenario: Any, **kw: Any):
-        """:func:`cclab.sweep` with this context's store, executor and progress setting."""
+        """:func:`cclab.sweep` with this context's store, executor and progress setting; the
+        sweep is recorded in the store as ``ENTRY-quick`` or ``ENTRY-full`` unless named."""
         from cclab.sweeps import sweep
 
         kw.setdefault("progress", self.progress)
+        if self.name:
+            kw.setdefault("name", f"{self.name}-{'quick' if self.quick else 'full'}")
         return sweep(scenario, store=self.store, cluster=self.cluster, workers=self.workers, **kw)
 
 
@@ -89,7 +93,7 @@ class Reproduction:
         out.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
         outcome = self.func(Context(quick=quick, out=out, seed=seed, progress=progress, store=store,
-                                    cluster=cluster, workers=workers))
+                                    cluster=cluster, workers=workers, name=self.name))
         wall = time.perf_counter() - t0
         return outcome, write_outcome(self, outcome, out, quick=quick, wall=wall, seed=seed)
 

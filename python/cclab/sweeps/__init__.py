@@ -135,19 +135,34 @@ def _is_sweep_file(x: Any) -> bool:
 def _run(sw: Sweep, st: Store, *, cluster, workers, progress, retry_failed, dry_run) -> "SweepResult":
     from .executors import make_executor
 
+    import dataclasses
+
     t0 = time.perf_counter()
     engine = engine_version()
-    runs = sw.expand(engine)
-    stats = SweepStats(runs=len(runs))
-    unique: dict[str, Run] = {}
-    for r in runs:
-        unique.setdefault(r.key, r)
-    stats.distinct = len(unique)
-    st.record_sweep(sw.name, sw.to_json(), ((r.index, r.key, r.seed, _json(r.params)) for r in runs))
-    known = st.status(unique)
-    todo = [r for k, r in unique.items()
-            if k not in known or (known[k][0] == "failed" and (retry_failed or known[k][1] == "lost"))]
+    runs: list[Run] = []  # without their configurations (a flow list is inside each)
+    todo: dict[str, Run] = {}  # the runs to execute, with theirs
+    chunk: dict[str, Run] = {}
+
+    def settle() -> None:  # which of a chunk of runs the store lacks
+        known = st.status(chunk)
+        for k, r in chunk.items():
+            if k not in known or (known[k][0] == "failed" and (retry_failed or known[k][1] == "lost")):
+                todo[k] = r
+        chunk.clear()
+
+    seen: set[str] = set()
+    for r in sw.iter_runs(engine):
+        runs.append(dataclasses.replace(r, config=""))
+        if r.key not in seen:
+            seen.add(r.key)
+            chunk[r.key] = r
+            if len(chunk) >= 1000:
+                settle()
+    settle()
+    stats = SweepStats(runs=len(runs), distinct=len(seen))
     stats.cached = stats.distinct - len(todo)
+    if not dry_run:
+        st.record_sweep(sw.name, sw.to_json(), ((r.index, r.key, r.seed, _json(r.params)) for r in runs))
     if dry_run or not todo:
         stats.wall_s = time.perf_counter() - t0
         return SweepResult(sw.name, st.root, runs, stats, sw.param_names())
@@ -157,8 +172,8 @@ def _run(sw: Sweep, st: Store, *, cluster, workers, progress, retry_failed, dry_
             ex.start()  # a pool's processes fork before the bar's thread starts
             bar = _Progress(sw.name, len(todo), stats.cached, progress)
             stats.executor = ex.description
-            for key, payload in ex.run(((r.key, r.config) for r in todo), engine):
-                r = unique[key]
+            for key, payload in ex.run(((r.key, r.config) for r in todo.values()), engine):
+                r = todo[key]
                 status = st.put(key, config=r.config, engine=engine, seed=r.seed, name=r.name, payload=payload,
                                 defer=True)
                 stats.ran += 1

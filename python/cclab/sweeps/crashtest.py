@@ -150,10 +150,15 @@ class DieFor:
 
 def stored(store: str | Path) -> dict[str, str]:
     """{key: status} of every run in the index."""
+    import sqlite3
+
     from .store import Store
 
     with Store(store, readonly=True) as st:
-        return dict(st.db.execute("SELECT key, status FROM runs").fetchall())
+        try:
+            return dict(st.db.execute("SELECT key, status FROM runs").fetchall())
+        except sqlite3.OperationalError:  # the index is being created
+            return {}
 
 
 def check_store(store: str | Path, reference: dict[str, dict] | None = None) -> None:

@@ -30,7 +30,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ..scenario import ScenarioError, ScenarioLike, load_scenario, to_json
 
@@ -250,6 +250,11 @@ class Sweep:
 
     def expand(self, engine: str) -> list[Run]:
         """Every run, validated by the engine, with its canonical configuration and key."""
+        return list(self.iter_runs(engine))
+
+    def iter_runs(self, engine: str) -> Iterator[Run]:
+        """The runs one by one (see :meth:`expand`), so that a caller may keep only some
+        configurations (a flow list is inside each)."""
         from .. import _core
         from .store import run_key
 
@@ -259,7 +264,7 @@ class Sweep:
                 set_path(base, k, v)
             except ScenarioError as exc:
                 raise ScenarioError(f"set: {exc}") from None
-        runs = []
+        index = 0
         seeds = self.seeds or [None]
         base_dir = str(self.base_dir)
         for params in self.combinations():
@@ -278,9 +283,9 @@ class Sweep:
                     raise ScenarioError(f"sweep point {at}: {exc}") from None
                 cfg = info["config"]
                 s = int(info["seed"])
-                runs.append(Run(len(runs), {k: _param_value(v) for k, v in params.items()}, s, cfg,
-                                run_key(cfg, s, engine), str(sc.get("name", "scenario"))))
-        return runs
+                yield Run(index, {k: _param_value(v) for k, v in params.items()}, s, cfg, run_key(cfg, s, engine),
+                          str(sc.get("name", "scenario")))
+                index += 1
 
 
 def _show(params: Mapping) -> str:
