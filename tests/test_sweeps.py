@@ -71,22 +71,28 @@ def test_set_path_errors_name_the_path(path, msg):
         set_path(json.loads(json.dumps(TINY)), path, 1)
 
 
-def test_sweep_file_errors(tmp_path):
+@pytest.mark.parametrize("text,msg", [
+    ('scenario = "nope.toml"\n', "no such scenario file"),
+    ('scenario = {}\ngrdi = {}\n', "grdi: unknown key; a sweep file takes: name, description, scenario"),
+    ('seeds = 0\n[scenario]\nduration = "1s"\n', "seeds: expected at least one seed, got 0"),
+    ('[scenario]\nduration = "1s"\n[grid]\nduration = "2s"\n', "grid.duration: expected a list of values"),
+    ('seeds = [1, 1]\n[scenario]\nduration = "1s"\n', r"seeds: a seed is repeated in \[1, 1\]"),
+    ('name = "x"\n', "scenario: missing"),
+    ('scenario = [1]\n', "scenario: expected a file path or a table"),
+    ('scenario = {', "invalid TOML"),
+])
+def test_sweep_file_errors(tmp_path, text, msg):
     bad = tmp_path / "bad.toml"
-    bad.write_text('scenario = "nope.toml"\n')
-    with pytest.raises(ScenarioError, match="no such scenario file"):
+    bad.write_text(text)
+    with pytest.raises(ScenarioError, match=msg):
         Sweep.from_file(bad)
-    bad.write_text('scenario = {}\ngrdi = {}\n')
-    with pytest.raises(ScenarioError, match="grdi: unknown key; a sweep file takes: name, description, scenario"):
-        Sweep.from_file(bad)
-    bad.write_text('seeds = 0\n[scenario]\nduration = "1s"\n')
-    with pytest.raises(ScenarioError, match="seeds: expected at least one seed, got 0"):
-        Sweep.from_file(bad)
-    bad.write_text('[scenario]\nduration = "1s"\n[grid]\nduration = "2s"\n')
-    with pytest.raises(ScenarioError, match="grid.duration: expected a list of values"):
-        Sweep.from_file(bad)
+
+
+def test_seeds_are_not_an_override():
     with pytest.raises(ScenarioError, match="give seeds with `seeds`"):
         Sweep.build(TINY, grid={"seed": [1, 2]})
+    with pytest.raises(ScenarioError, match="no such sweep file"):
+        Sweep.from_file("/nonexistent/sweep.toml")
 
 
 def test_a_bad_value_is_refused_before_any_run(tmp_path):

@@ -123,11 +123,11 @@ def _is_sweep_file(x: Any) -> bool:
     p = Path(x)
     if not p.is_file():
         return False
-    try:
-        from .spec import tomllib
+    from ..scenario import ScenarioError, read_toml_file
 
-        doc = tomllib.loads(p.read_text())
-    except Exception:
+    try:
+        doc = read_toml_file(p)
+    except ScenarioError:
         return False
     return "scenario" in doc and "links" not in doc
 

@@ -27,17 +27,11 @@ import copy
 import itertools
 import json
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from ..scenario import ScenarioError, ScenarioLike, load_scenario, to_json
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from ..scenario import ScenarioError, ScenarioLike, load_scenario, read_toml_file, to_json
 
 _SWEEP_KEYS = ("name", "description", "scenario", "seeds", "set", "grid", "points")
 _SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_\-]*)((?:\[[^\[\]]+\])*)$")
@@ -187,14 +181,7 @@ class Sweep:
     def from_file(cls, path: str | Path) -> "Sweep":
         """Read a sweep file (TOML); errors name the file and key."""
         path = Path(path)
-        if not path.is_file():
-            raise ScenarioError(f"{path}: no such sweep file")
-        try:
-            doc = tomllib.loads(path.read_text())
-        except tomllib.TOMLDecodeError as exc:
-            raise ScenarioError(f"{path}: invalid TOML: {exc}") from None
-        except UnicodeDecodeError:
-            raise ScenarioError(f"{path}: not a text file") from None
+        doc = read_toml_file(path, "sweep")
         for k in doc:
             if k not in _SWEEP_KEYS:
                 raise ScenarioError(f"{path}: {k}: unknown key; a sweep file takes: {', '.join(_SWEEP_KEYS)}")
