@@ -40,7 +40,7 @@ bench-sweeps: $(STAMP)
 # instants (half in-process, half `cclab sweep` with its pool), resumed, every result
 # checked (docs/sweeps.md). `make test` runs a few kills.
 crash-test: $(STAMP)
-	$(PY) -m cclab.sweeps.crashtest --kills 200
+	$(PY) -c 'import sys; from cclab.sweeps.crashtest import main; sys.exit(main())' --kills 200
 
 # Cross-check against ns-3 (not part of `make test`; about 8 minutes; see docs/validation.md):
 # ns-3 without SACK as the issue asks (the verdict), then with its default SACK for contrast.

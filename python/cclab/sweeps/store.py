@@ -217,11 +217,17 @@ class Store:
             # loss can lose the last commits but never corrupts the index.
             db.execute("PRAGMA synchronous = NORMAL")
             version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:  # a new index: its tables and layout version in one transaction
+                db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {STORE_FORMAT}; COMMIT;")
+                version = STORE_FORMAT
+        else:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
             if version == 0:
-                db.executescript(_SCHEMA)
-                db.execute(f"PRAGMA user_version = {STORE_FORMAT}")
-            elif version != STORE_FORMAT:
-                raise StoreError(f"{self.root}: store layout {version}, this cclab reads layout {STORE_FORMAT}")
+                db.close()
+                raise StoreError(f"{self.root}: no result store here (its index is empty)")
+        if version != STORE_FORMAT:
+            db.close()
+            raise StoreError(f"{self.root}: store layout {version}, this cclab reads layout {STORE_FORMAT}")
         return db
 
     def close(self) -> None:
