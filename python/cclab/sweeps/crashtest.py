@@ -97,6 +97,7 @@ def run_cli(store: str | Path, runs: int, kill_after: float, workers: int = 2) -
     """`cclab sweep` with the local process pool in its own session; the whole process group
     (the command and its pool) is killed with SIGKILL after ``kill_after`` seconds."""
     d = Path(store).parent
+    d.mkdir(parents=True, exist_ok=True)
     spec = d / "crash-sweep.toml"
     if not spec.exists():
         sw = tiny_sweep(runs)
@@ -226,12 +227,13 @@ def campaign(kills: int, runs: int = 160, *, mode: str = "fork", seed: int = 0, 
     """Kill a sweep ``kills`` times at random instants, resume it, check everything.
 
     mode: "fork" (the sweep in a forked child, runs in that process) or "cli" (`cclab
-    sweep` with a 2-process pool, its process group killed). Each kill comes after a
-    delay drawn uniformly from the time the sweep would take to finish what is missing
-    (start-up plus a share of an uninterrupted sweep's time, both measured first), so it
-    lands anywhere from start-up to the last run; a sweep that finishes anyway is started
-    again on an empty store, until ``kills`` sweeps have been killed. Returns counts;
-    raises AssertionError on any lost, duplicated or corrupt result.
+    sweep` with a 2-process pool, its process group killed). A quarter of the kills come
+    at a uniform instant of the start-up (validation, index look-ups: the time a sweep
+    with every run stored takes), the others at a uniform instant of the time the runs
+    still missing would take (from an uninterrupted sweep's time); both are measured
+    first. A sweep that finishes anyway is started again on an empty store, until
+    ``kills`` sweeps have been killed. Returns counts; raises AssertionError on any
+    lost, duplicated or corrupt result.
     """
     from . import sweep
 
@@ -250,7 +252,11 @@ def campaign(kills: int, runs: int = 160, *, mode: str = "fork", seed: int = 0, 
             if len(before) >= total:  # finished: start over on an empty store
                 shutil.rmtree(store)
                 before = {}
-            delay = rng.uniform(0.0, fixed + (full - fixed) * (total - len(before)) / total)
+            # a quarter of the kills during start-up and validation, the rest while runs are stored
+            if rng.random() < 0.25:
+                delay = rng.uniform(0.0, fixed)
+            else:
+                delay = fixed + rng.uniform(0.0, (full - fixed) * (total - len(before)) / total)
             if mode == "cli":
                 code = run_cli(store, runs, kill_after=delay)
             else:
