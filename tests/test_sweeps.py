@@ -473,3 +473,67 @@ def test_reproduce_all_runs_entries_through_the_store_and_writes_the_report(tmp_
     assert "<td>1</td><td><strong>2</strong></td>" in page
     assert "no such protocol yet" in page and "Not run yet: <code>cclab reproduce toy-unrun</code>" in page
     assert "3 entries; agrees: 1, failed: 1, not run: 1." in page
+
+
+# --------------------------------------------------------------------------- the SLURM example
+
+def _live_in_group(pgid: int) -> list[int]:
+    """The processes of a process group that are running (zombies waiting for init excluded)."""
+    from pathlib import Path
+
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            out.append(int(stat.parent.name))
+    return out
+
+
+def test_the_slurm_example_runs_a_sweep_through_dask_jobqueue(tmp_path):
+    """docs/examples/slurm_sweep.py end to end, with stand-ins for sbatch and scancel that
+    run the batch script dask-jobqueue writes on this machine (its own process group) and
+    kill that group: the example's SLURMCluster, job script, workers and sweep are the real ones."""
+    pytest.importorskip("dask_jobqueue")
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    # dask-jobqueue removes the script once sbatch returns: the job runs a copy
+    (bin_ / "sbatch").write_text('#!/bin/sh\ncp "$1" "$FAKE_SLURM/job.$$.sh"\n'
+                                 'setsid bash "$FAKE_SLURM/job.$$.sh" > "$FAKE_SLURM/job.$$.out" 2>&1 < /dev/null &\n'
+                                 'echo $! >> "$FAKE_SLURM/jobs"\necho "Submitted batch job $!"\n')
+    (bin_ / "scancel").write_text('#!/bin/sh\nfor j in "$@"; do kill -KILL -- "-$j" 2>/dev/null; done\nexit 0\n')
+    for f in bin_.iterdir():
+        f.chmod(0o755)
+    (tmp_path / "tiny.toml").write_text(crashtest.scenario_toml(TINY))
+    spec = tmp_path / "slurm.toml"
+    spec.write_text('name = "slurm"\nscenario = "tiny.toml"\nseeds = 2\n[grid]\n"traffic[short].load" = [0.3, 0.6]\n')
+    env = dict(os.environ, PATH=f"{bin_}:{os.environ['PATH']}", FAKE_SLURM=str(tmp_path), TMPDIR=str(tmp_path))
+    example = Path(__file__).resolve().parents[1] / "docs" / "examples" / "slurm_sweep.py"
+    script = subprocess.run([sys.executable, str(example), str(spec), "--print-job-script", "--cores", "2",
+                             "--memory", "2GB", "--queue", "short"], env=env, capture_output=True, text=True,
+                            timeout=60)
+    assert script.returncode == 0, script.stderr
+    assert "#SBATCH -p short" in script.stdout and "--nworkers 2" in script.stdout and "--nthreads 1" in script.stdout
+    try:
+        done = subprocess.run([sys.executable, str(example), str(spec), "--jobs", "1", "--cores", "2", "--memory",
+                               "2GB", "--store", str(tmp_path / "store")], env=env, capture_output=True, text=True,
+                              timeout=120)
+    finally:  # the jobs' process groups end with scancel; nothing is left running either way
+        jobs = (tmp_path / "jobs").read_text().split() if (tmp_path / "jobs").exists() else []
+        t0 = time.perf_counter()
+        for job in map(int, jobs):
+            while _live_in_group(job):
+                if time.perf_counter() - t0 > 20:
+                    os.killpg(job, signal.SIGKILL)
+                time.sleep(0.1)
+    assert len(jobs) == 1
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "SweepResult('slurm': 4 runs, 0 cached, 4 ran, 0 failed" in done.stdout
+    crashtest.check_store(tmp_path / "store")
+    assert len(crashtest.stored(tmp_path / "store")) == 4
