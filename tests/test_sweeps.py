@@ -407,6 +407,14 @@ def test_cli_sweep_store_and_plot(tmp_path, capsys):
     assert "link.bn.utilization" in capsys.readouterr().out
     assert main(["store", "show", "load", "--store", store]) == 0
     assert "grid: traffic[short].load = [0.3, 0.6]" in capsys.readouterr().out
+    # a recorded sweep is plotted from the store alone (a sweep made in Python has no file)
+    assert main(["store", "show", "load", "--store", store, "--plot", "link.bn.utilization", "--out",
+                 str(tmp_path / "again")]) == 0
+    assert "again/link.bn.utilization.png" in capsys.readouterr().out
+    assert (tmp_path / "again" / "link.bn.utilization.png").stat().st_size > 1000
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "again" / "table.csv"), table)
+    assert main(["store", "show", key, "--store", store, "--plot", "link.bn.utilization"]) == 2
+    assert "--plot and --out apply to a sweep" in capsys.readouterr().err
     assert main(["store", "verify", "--store", store]) == 0
     assert "4 stored runs checked, 0 problems" in capsys.readouterr().out
     assert main(["store", "show", "ffff", "--store", store]) == 2

@@ -116,6 +116,13 @@ def _executor_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=None, help="local pool size (default: every core)")
 
 
+def _plot_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--plot", default=None, metavar="METRIC",
+                   help="also plot METRIC's mean and 95%% CI against --x (PNG in --out)")
+    p.add_argument("--x", default=None, help="parameter on the plot's x axis (default: the first)")
+    p.add_argument("--hue", default=None, help="parameter drawn as separate lines (default: the second)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `cclab` command."""
     from . import __version__
@@ -161,10 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--metrics", default=None,
                    help="comma-separated metrics to print (default: per-class completion time and throughput, "
                         "link utilization and drop rate)")
-    w.add_argument("--plot", default=None, metavar="METRIC",
-                   help="also plot METRIC's mean and 95%% CI against --x (PNG in --out)")
-    w.add_argument("--x", default=None, help="parameter on the plot's x axis (default: the first)")
-    w.add_argument("--hue", default=None, help="parameter drawn as separate lines (default: the second)")
+    _plot_options(w)
     w.add_argument("--retry-failed", action="store_true", help="run again the runs whose failure is stored")
     w.add_argument("--dry-run", action="store_true", help="validate every run and count what is stored; run nothing")
     w.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -177,6 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="list the N newest runs instead (default 20)")
     s_show = ssub.add_parser("show", help="one run (by key prefix) or one sweep (by name)")
     s_show.add_argument("what", help="a run's key (a unique prefix is enough) or a sweep's name")
+    s_show.add_argument("--out", default=None, help="with a sweep: write runs.csv, table.csv and the plot here "
+                        "(default with --plot: results/sweeps/NAME)")
+    _plot_options(s_show)
     s_gc = ssub.add_parser("gc", help="remove interrupted writes and orphans; optionally prune runs")
     s_gc.add_argument("--failed", action="store_true", help="also remove failed runs")
     s_gc.add_argument("--stale", action="store_true", help="also remove runs of another engine results version")

@@ -80,23 +80,29 @@ def print_sweep(res, *, out: Path | None, metrics: str | None, plot: str | None,
     if len(failed) > 5:
         print(f"... and {len(failed) - 5} more failed runs (runs.csv has them all)")
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        table.to_csv(out / "runs.csv", index=False)
-        agg.to_csv(out / "table.csv", index=False)
-        written = [out / "runs.csv", out / "table.csv"]
-        if plot:
-            from . import plot_aggregate
-
-            x = x or (res.params[0] if res.params else None)
-            hue = hue or (res.params[1] if len(res.params) > 1 and res.params[1] != x else None)
-            png = out / f"{plot.replace('/', '_')}.png"
-            fig = plot_aggregate(agg, plot, x, hue, title=f"sweep {res.name}", path=png)
-            import matplotlib.pyplot as plt
-
-            plt.close(fig)
-            written.append(png)
-        print("\nwrote " + ", ".join(str(p) for p in written))
+        write_outputs(res, table, agg, out, plot=plot, x=x, hue=hue)
     return 1 if s.failed or len(failed) else 0
+
+
+def write_outputs(res, table, agg, out: Path, *, plot: str | None, x: str | None, hue: str | None) -> None:
+    """Write a sweep's runs.csv and table.csv into ``out``, and METRIC.png if ``plot`` names a
+    metric (its mean and 95% CI against ``x``, one line per ``hue``); print what was written."""
+    out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out / "runs.csv", index=False)
+    agg.to_csv(out / "table.csv", index=False)
+    written = [out / "runs.csv", out / "table.csv"]
+    if plot:
+        from . import plot_aggregate
+
+        x = x or (res.params[0] if res.params else None)
+        hue = hue or (res.params[1] if len(res.params) > 1 and res.params[1] != x else None)
+        png = out / f"{plot.replace('/', '_')}.png"
+        fig = plot_aggregate(agg, plot, x, hue, title=f"sweep {res.name}", path=png)
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        written.append(png)
+    print("\nwrote " + ", ".join(str(p) for p in written))
 
 
 # --------------------------------------------------------------------------- cclab store
@@ -130,7 +136,7 @@ def store_command(args) -> int:
         if action == "ls":
             return _ls(st, args.runs)
         if action == "show":
-            return _show(st, args.what)
+            return _show(st, args.what, args)
         if action == "verify":
             problems = st.verify()
             n = st.db.execute("SELECT COUNT(*) FROM runs WHERE status = 'ok'").fetchone()[0]
@@ -169,7 +175,7 @@ def _ls(st: Store, runs: int | None) -> int:
     return 0
 
 
-def _show(st: Store, what: str) -> int:
+def _show(st: Store, what: str, args=None) -> int:
     if any(s["name"] == what for s in st.sweeps()):
         from . import open_sweep
         from . import aggregate
@@ -186,15 +192,21 @@ def _show(st: Store, what: str) -> int:
         for p in d.get("points", []):
             print(f"  point: {json.dumps(p)}")
         table = res.runs_table()
+        agg = aggregate(table, res.params)
         if (table["status"] == "ok").any():
             print()
-            print(format_aggregate(aggregate(table, res.params), res.params, default_metrics(res)))
+            print(format_aggregate(agg, res.params, default_metrics(res)))
+        if args is not None and (args.plot or args.out):
+            out = Path(args.out) if args.out else Path("results/sweeps") / what
+            write_outputs(res, table, agg, out, plot=args.plot, x=args.x, hue=args.hue)
         return 0
     try:
         r = st.get(what)
     except StoreError as exc:
         known = ", ".join(s["name"] for s in st.sweeps())
         raise StoreError(f"{exc}" + (f" (and no sweep named {what!r}; sweeps: {known})" if known else "")) from None
+    if args is not None and (args.plot or args.out):
+        raise StoreError(f"--plot and --out apply to a sweep; {what!r} is a run")
     print(f"run {r.key}")
     print(f"  status {r.status}, engine {r.engine}, scenario {r.name!r}, seed {r.seed}")
     wall = "-" if r.wall_s is None else f"{r.wall_s:.3f} s"
