@@ -38,50 +38,63 @@ from cclab.sweeps.worker import execute
 
 def _median_ms(f, n: int, repeat: int = 5) -> float:
     """Median over ``repeat`` rounds of the mean wall time of ``n`` calls, in ms."""
+    return _timed(f, n, repeat)[0]
+
+
+def _timed(f, n: int, repeat: int = 5) -> tuple[float, float]:
+    """Medians over ``repeat`` rounds of the mean wall time and the mean CPU time of this
+    process (user + system) of ``n`` calls, in ms. On a machine shared with other jobs the
+    wall time grows with their load; the CPU time is what a run costs."""
     f()
-    rounds = []
+    walls, cpus = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for _ in range(n):
             f()
-        rounds.append((time.perf_counter() - t0) / n * 1e3)
-    return statistics.median(rounds)
+        walls.append((time.perf_counter() - t0) / n * 1e3)
+        cpus.append((time.process_time() - c0) / n * 1e3)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def overhead(n: int, tmp: Path) -> dict:
     eng = engine_version()
     run = Sweep.build(TINY, seeds=[1]).expand(eng)[0]
-    engine = _median_ms(lambda: _core.run_config(run.config, None), n)
-    worker = _median_ms(lambda: execute(run.config, eng, run.key), n)
+    engine, engine_cpu = _timed(lambda: _core.run_config(run.config, None), n)
+    worker, worker_cpu = _timed(lambda: execute(run.config, eng, run.key), n)
     payload = execute(run.config, eng, run.key)
     out = {"engine_ms": engine, "worker_ms": worker, "worker_share_ms": worker - engine,
+           "engine_cpu_ms": engine_cpu, "worker_share_cpu_ms": worker_cpu - engine_cpu,
            "files_bytes": sum(len(b) for b in payload["files"].values())}
-    for label, kw in (("put_group_fsync_ms", {}), ("put_each_fsync_ms", {"batch_runs": 1}),
-                      ("put_group_nofsync_ms", {"durable": False})):
-        rounds = []
+    for label, kw in (("put_group_fsync", {}), ("put_each_fsync", {"batch_runs": 1}),
+                      ("put_group_nofsync", {"durable": False})):
+        walls, cpus = [], []
         for r in range(5):
             root = tmp / f"{label}-{r}"
             with Store(root, **kw) as st:
                 keys = [f"{r:02d}{i:062x}" for i in range(n)]
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 for k in keys:
                     st.put(k, config=run.config, engine=eng, seed=1, name="tiny", payload=payload, defer=True)
                 st.flush()
-                rounds.append((time.perf_counter() - t0) / n * 1e3)
+                walls.append((time.perf_counter() - t0) / n * 1e3)
+                cpus.append((time.process_time() - c0) / n * 1e3)
             shutil.rmtree(root)
-        out[label] = statistics.median(rounds)
+        out[f"{label}_ms"], out[f"{label}_cpu_ms"] = statistics.median(walls), statistics.median(cpus)
     # a whole serial sweep, per run, minus the engine's time
     sw = Sweep.build(TINY, grid={"traffic[short].load": [0.2, 0.4, 0.6, 0.8]}, seeds=max(1, n // 4), name="o")
-    rounds = []
+    walls, cpus = [], []
     for r in range(3):
         root = tmp / f"sweep-{r}"
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         res = sweep(sw, store=root, cluster="serial", progress=False)
-        rounds.append((time.perf_counter() - t0) / res.stats.ran * 1e3)
+        walls.append((time.perf_counter() - t0) / res.stats.ran * 1e3)
+        cpus.append((time.process_time() - c0) / res.stats.ran * 1e3)
         shutil.rmtree(root)
-    out["serial_sweep_ms_per_run"] = statistics.median(rounds)
+    out["serial_sweep_ms_per_run"], out["serial_sweep_cpu_ms_per_run"] = statistics.median(walls), statistics.median(cpus)
     out["serial_sweep_overhead_ms"] = out["serial_sweep_ms_per_run"] - engine
+    out["serial_sweep_overhead_cpu_ms"] = out["serial_sweep_cpu_ms_per_run"] - engine_cpu
     out["store_overhead_ms"] = out["worker_share_ms"] + out["put_group_fsync_ms"]
+    out["store_overhead_cpu_ms"] = out["worker_share_cpu_ms"] + out["put_group_fsync_cpu_ms"]
     return out
 
 
@@ -172,16 +185,19 @@ def main(argv=None) -> int:
     print(f"load average before {res['load_before'][0]:.2f}, after {res['load_after'][0]:.2f} (2 cores)")
     if "overhead" in res:
         o = res["overhead"]
-        print("\n| tiny run (1 simulated s) | ms per run |\n|---|---:|")
-        for k, label in (("engine_ms", "engine alone (`run_config`)"),
-                         ("worker_share_ms", "worker's share: Arrow tables, Parquet bytes, metrics"),
-                         ("put_group_fsync_ms", "store's share: group commit with fsync (default)"),
-                         ("put_each_fsync_ms", "store's share: a commit and fsyncs per run"),
-                         ("put_group_nofsync_ms", "store's share: group commit without fsync"),
-                         ("store_overhead_ms", "**store overhead** (worker's + store's share, default)"),
-                         ("serial_sweep_ms_per_run", "a serial sweep, per run"),
-                         ("serial_sweep_overhead_ms", "a serial sweep, per run, minus the engine")):
-            print(f"| {label} | {o[k]:.3f} |")
+        print("\n| tiny run (1 simulated s) | wall ms per run | CPU ms per run |\n|---|---:|---:|")
+        rows = [(label, f"{k}_ms", f"{k}_cpu_ms") for k, label in (
+            ("engine", "engine alone (`run_config`)"),
+            ("worker_share", "worker's share: Arrow tables, Parquet bytes, metrics"),
+            ("put_group_fsync", "store's share: group commit, flushed to disk (default)"),
+            ("put_each_fsync", "store's share: a commit and a flush per run"),
+            ("put_group_nofsync", "store's share: group commit, not flushed"),
+            ("store_overhead", "**store overhead** (worker's + store's share, default)"))]
+        rows += [("a serial sweep, per run", "serial_sweep_ms_per_run", "serial_sweep_cpu_ms_per_run"),
+                 ("a serial sweep, per run, minus the engine", "serial_sweep_overhead_ms",
+                  "serial_sweep_overhead_cpu_ms")]
+        for label, wall, cpu in rows:
+            print(f"| {label} | {o[wall]:.3f} | {o[cpu]:.3f} |")
         print(f"\n(target: store overhead < 5 ms; {o['files_bytes']} bytes of Parquet per run)")
     if "ten_thousand" in res:
         t = res["ten_thousand"]

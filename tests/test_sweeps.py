@@ -280,6 +280,32 @@ def test_a_dead_pool_process_s_runs_are_run_again(monkeypatch):
 
 # --------------------------------------------------------------------------- crash safety
 
+def test_a_group_commit_flushes_the_file_system_twice_or_every_file(tmp_path, monkeypatch):
+    """Durable writes: on Linux one syncfs for a group's files and folders, one for its
+    renames, before its rows are committed; where syncfs is missing, every file and folder
+    is flushed with fsync. Either way the stored runs are whole."""
+    calls = []
+    real = store_mod._SYNCFS
+    if real is not None:
+        monkeypatch.setattr(store_mod, "_SYNCFS", lambda fd: calls.append(fd) or real(fd))
+        with Store(tmp_path / "a", batch_runs=4, batch_seconds=1e9) as st:
+            sweep(tiny_sweep(8), store=st, cluster="serial", progress=False)
+        assert len(calls) == 4  # two groups of four runs
+        crashtest.check_store(tmp_path / "a")
+    fsyncs = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(store_mod, "_SYNCFS", None)
+    monkeypatch.setattr(store_mod.os, "fsync", lambda fd: fsyncs.append(fd) or real_fsync(fd))
+    with Store(tmp_path / "b", batch_runs=4, batch_seconds=1e9) as st:
+        res = sweep(tiny_sweep(8), store=st, cluster="serial", progress=False)
+    monkeypatch.undo()
+    # three files and their folder per run, then each group's runs/xx folders the renames wrote into
+    done = res.stats.executed
+    parents = len({k[:2] for k in done[:4]}) + len({k[:2] for k in done[4:]})
+    assert len(fsyncs) == 8 * 4 + parents
+    crashtest.check_store(tmp_path / "b")
+
+
 @pytest.mark.parametrize("point,at,batch,held,tmp_left,orphans", [
     ("file", 7, 1, 2, 1, 0),    # three files a run: the 7th is the first of the third run
     ("files", 3, 1, 2, 1, 0),   # the third run's files written, not yet flushed

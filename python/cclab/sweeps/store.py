@@ -15,7 +15,7 @@ by any change that alters an existing configuration's output). Layout::
 
 A run is written into a fresh folder under ``tmp/``, every file flushed to disk,
 then the folder is renamed into ``runs/`` (atomic on POSIX) and only then is the
-index row committed (runs that finish close together share one round of fsyncs and
+index row committed (runs that finish close together share one flush to disk and
 one transaction: a group commit). The index is the truth: a folder without a row (a crash
 between the rename and the commit) is an orphan that the next writer of the same
 key replaces and ``gc`` removes; a row always points at a complete folder whose
@@ -139,6 +139,37 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def _load_syncfs():
+    """Linux's syncfs(2) through the C library, or None (another system, an old libc)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        f = libc.syncfs
+    except (OSError, AttributeError):
+        return None
+    f.argtypes = [ctypes.c_int]
+    f.restype = ctypes.c_int
+    return f
+
+
+_SYNCFS = _load_syncfs() if os.uname().sysname == "Linux" else None
+
+
+def _syncfs(fd: int) -> bool:
+    """Flush the whole file system that holds ``fd`` to disk: every dirty file and
+    directory entry, one journal commit and one device flush. False if unavailable
+    (then the caller flushes file by file)."""
+    if _SYNCFS is None:
+        return False
+    if _SYNCFS(fd) != 0:
+        import ctypes
+
+        err = ctypes.get_errno()
+        raise OSError(err, f"syncfs: {os.strerror(err)}")
+    return True
+
+
 @dataclass
 class Row:
     """One run of the index."""
@@ -170,8 +201,8 @@ _COLUMNS = "key, status, engine, name, seed, config, metrics, error, error_kind,
 class Store:
     """A result store rooted at a folder (created if absent).
 
-    durable: flush every file of a run to disk (fsync) before its index row is
-        committed, so that the index never names a file a power loss could have
+    durable: flush every file of a run to disk (one syncfs per group on Linux, fsync
+        of each file and folder elsewhere) before its index row is committed, so that the index never names a file a power loss could have
         emptied (default: on, unless the environment sets ``CCLAB_STORE_FSYNC=0``).
         A killed process loses nothing either way: turning it off only gives up
         safety against power loss, for speed on a busy disk.
@@ -276,7 +307,7 @@ class Store:
         The run's files are written at once into a fresh folder under ``tmp/``; the run
         is in the store when :meth:`flush` has moved the folder into ``runs/`` and
         committed its index row. Without ``defer`` that happens before returning; with
-        it, runs are committed in groups (group commit: one round of fsyncs and one
+        it, runs are committed in groups (group commit: one flush to disk and one
         transaction for up to ``batch_runs`` runs or ``batch_seconds`` of results), and
         a crash before the flush loses only those runs (they are not in the index, so
         the next sweep runs them).
@@ -315,10 +346,12 @@ class Store:
             return 0
         batch, self._staged = self._staged, []
         try:
-            if self.durable:
-                # every file of the group written first, then flushed: the first fsync commits
-                # the file system's journal with all their data (ordered mode); the rest and
-                # the folders' entries find little left to do
+            # every file of the group is written before any is flushed. On Linux one syncfs
+            # flushes them all with their folders' entries: each fsync costs a journal commit
+            # and a device flush (about 5 ms on this machine's disk, measured), so flushing
+            # four files and folders per run file by file cost 20 ms a run, one syncfs per
+            # group (15 ms) well under 1 ms. Elsewhere, file by file.
+            if self.durable and not (self._write_fd is not None and _syncfs(self._write_fd)):
                 for _, _, fds, _ in batch:
                     for fd in fds:
                         os.fsync(fd)
@@ -349,7 +382,7 @@ class Store:
                     parents.add(final.parent)
                     _crash_point("rename")
                 rows.append(row)
-            if self.durable:
+            if self.durable and parents and not _syncfs(self._write_fd):  # the renames, before the rows
                 for p in parents:
                     _fsync_dir(p)
             self.db.execute("BEGIN IMMEDIATE")
