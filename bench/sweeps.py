@@ -98,6 +98,12 @@ def overhead(n: int, tmp: Path) -> dict:
     return out
 
 
+def _cpu_all() -> float:
+    """CPU seconds (user + system) of this process and of its children that have ended."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def tiny_sweep(runs: int, name: str, duration: str | None = None) -> Sweep:
     sc = copy.deepcopy(TINY)
     if duration:
@@ -112,9 +118,11 @@ def tiny_sweep(runs: int, name: str, duration: str | None = None) -> Sweep:
 def ten_thousand(runs: int, tmp: Path) -> dict:
     sw = tiny_sweep(runs, "ten-thousand")
     root = tmp / "store10k"
+    c0 = _cpu_all()
     t0 = time.perf_counter()
     first = sweep(sw, store=root, progress=False)
     t_first = time.perf_counter() - t0
+    cpu_first = _cpu_all() - c0  # the sweeping process and its pool's (reaped) processes
     t0 = time.perf_counter()
     again = sweep(sw, store=root, progress=False)
     t_again = time.perf_counter() - t0
@@ -127,6 +135,7 @@ def ten_thousand(runs: int, tmp: Path) -> dict:
     shutil.rmtree(root)
     return {"runs": first.stats.runs, "ran": first.stats.ran, "failed": first.stats.failed,
             "executor": first.stats.executor, "first_s": t_first, "runs_per_s": first.stats.ran / t_first,
+            "cpu_s": cpu_first, "cpu_ms_per_run": cpu_first / first.stats.ran * 1e3,
             "again_s": t_again, "again_ran": again.stats.ran, "aggregate_s": t_agg, "aggregate_rows": len(agg),
             "store_mb": size / 1e6, "verify_problems": len(problems),
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
@@ -202,7 +211,7 @@ def main(argv=None) -> int:
     if "ten_thousand" in res:
         t = res["ten_thousand"]
         print(f"\n{t['runs']:,}-run sweep on {t['executor']}: {t['first_s']:.1f} s ({t['runs_per_s']:.0f} runs/s), "
-              f"{t['failed']} failed; again (all cached): {t['again_s']:.2f} s, {t['again_ran']} ran; aggregate "
+              f"{t['failed']} failed, {t['cpu_ms_per_run']:.1f} ms of CPU per run (all processes); again (all cached): {t['again_s']:.2f} s, {t['again_ran']} ran; aggregate "
               f"({t['aggregate_rows']} rows): {t['aggregate_s']:.2f} s; store {t['store_mb']:.1f} MB, "
               f"verify: {t['verify_problems']} problems; peak RSS {t['peak_rss_mb']:.0f} MB")
     for key, what in (("speedup_tiny", "tiny runs"), ("speedup_50ms", "120-simulated-s runs")):
