@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.cclab-installed
 SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: install demo test test-rust test-python bench validate validate-smooth clean
+.PHONY: install demo test test-rust test-python bench bench-sweeps crash-test validate validate-smooth clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,17 @@ test-python: $(STAMP)
 # cclab and ns-3 side by side (installs the harness's ns-3 on first use; see docs/performance.md).
 bench: $(STAMP)
 	$(PY) bench/engine.py
+
+# Sweeps and the result store: overhead per run, a 10,000-run sweep, LocalCluster
+# against the local pool (about 5 minutes; docs/performance.md).
+bench-sweeps: $(STAMP)
+	$(PY) bench/sweeps.py
+
+# The long crash campaign of the result store: 200 sweeps killed with SIGKILL at random
+# instants (half in-process, half `cclab sweep` with its pool), resumed, every result
+# checked (docs/sweeps.md). `make test` runs a few kills.
+crash-test: $(STAMP)
+	$(PY) -c 'import sys; from cclab.sweeps.crashtest import main; sys.exit(main())' --kills 200
 
 # Cross-check against ns-3 (not part of `make test`; about 8 minutes; see docs/validation.md):
 # ns-3 without SACK as the issue asks (the verdict), then with its default SACK for contrast.

@@ -37,7 +37,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from .experiments import catalogue
 
-    if args.list or not args.name:
+    if args.list or not (args.name or args.all):
         rows = catalogue.entries()
         if not rows:
             print("no reproductions registered")
@@ -46,17 +46,81 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         for e in rows:
             print(f"{e.name:<{width}}  {e.figure:<10} {e.title}  [{e.paper}]")
         return 0
+    if args.all and args.name:
+        raise CliError("give a reproduction's name or --all, not both")
     try:
-        entry = catalogue.get(args.name)
+        entries = catalogue.entries() if args.all else [catalogue.get(args.name)]
     except KeyError as exc:
         raise CliError(exc.args[0]) from None
     out = Path(args.out)
-    outcome, paths = entry.run(quick=args.quick, out=out, seed=args.seed, progress=True)
-    status = {True: "agrees", False: "DISAGREES", None: "shown"}[outcome.agrees]
-    print(f"{entry.name}: {status} — {outcome.verdict}")
-    for kind in ("csv", "png", "md"):
-        print(f"  wrote {paths[kind]}")
-    return 0 if outcome.agrees is not False else 1
+    status_code = 0
+    for entry in entries:
+        try:
+            outcome, paths = entry.run(quick=not args.full, out=out, seed=args.seed, progress=not args.quiet,
+                                       store=args.store, cluster=args.cluster, workers=args.workers)
+        except Exception as exc:
+            if not args.all or os.environ.get("CCLAB_DEBUG"):
+                raise
+            catalogue.write_failure(entry, exc, out, quick=not args.full)
+            print(f"{entry.name}: FAILED — {exc.__class__.__name__}: {exc}")
+            status_code = 1
+            continue
+        status = {True: "agrees", False: "DISAGREES", None: "shown"}[outcome.agrees]
+        print(f"{entry.name}: {status} — {outcome.verdict}")
+        if not args.all:
+            for kind in ("csv", "png", "md"):
+                print(f"  wrote {paths[kind]}")
+        if outcome.agrees is False:
+            status_code = 1
+    if args.all:
+        from .htmlreport import write_report
+
+        page = write_report(out)
+        print(f"wrote {page}")
+    return status_code
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .htmlreport import write_report
+
+    page = write_report(Path(args.dir), Path(args.out) if args.out else None)
+    print(f"wrote {page}")
+    return 0
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweeps import Sweep, sweep
+    from .sweeps.report import print_sweep
+
+    sw = Sweep.from_file(args.file)
+    if args.name:
+        sw.name = args.name
+    res = sweep(sw, store=args.store, cluster=args.cluster, workers=args.workers, progress=not args.quiet,
+                retry_failed=args.retry_failed, dry_run=args.dry_run)
+    out = Path(args.out) if args.out else Path("results/sweeps") / sw.name
+    return print_sweep(res, out=None if args.dry_run else out, metrics=args.metrics, plot=args.plot,
+                       x=args.x, hue=args.hue, dry_run=args.dry_run)
+
+
+def _cmd_store(args: argparse.Namespace) -> int:
+    from .sweeps import report
+
+    return report.store_command(args)
+
+
+def _executor_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--store", default=None, help="the result store (default: $CCLAB_STORE or results/store)")
+    p.add_argument("--cluster", default=None, metavar="SPEC",
+                   help="tcp://HOST:8786 (a dask scheduler), local:N (a dask LocalCluster of N workers) "
+                        "or serial; default: a local process pool")
+    p.add_argument("--workers", type=int, default=None, help="local pool size (default: every core)")
+
+
+def _plot_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--plot", default=None, metavar="METRIC",
+                   help="also plot METRIC's mean and 95%% CI against --x (PNG in --out)")
+    p.add_argument("--x", default=None, help="parameter on the plot's x axis (default: the first)")
+    p.add_argument("--hue", default=None, help="parameter drawn as separate lines (default: the second)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,10 +142,60 @@ def build_parser() -> argparse.ArgumentParser:
     q = sub.add_parser("reproduce", help="reproduce a figure of one of the papers")
     q.add_argument("name", nargs="?", help="catalogue entry (see --list)")
     q.add_argument("--list", action="store_true", help="list the catalogue")
-    q.add_argument("--quick", action="store_true", help="the reduced size that runs in minutes")
+    q.add_argument("--all", action="store_true", help="every entry, then the HTML report (index.html in --out)")
+    size = q.add_mutually_exclusive_group()
+    size.add_argument("--full", action="store_true", help="the paper's size (long; its runs go through the sweep store)")
+    size.add_argument("--quick", action="store_true", help="the reduced size that runs in minutes (the default)")
     q.add_argument("--out", default="results/reproduce", help="output folder (default: results/reproduce)")
     q.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
+    _executor_options(q)
+    q.add_argument("--quiet", action="store_true", help="no progress bars")
     q.set_defaults(func=_cmd_reproduce)
+
+    h = sub.add_parser("report", help="write the HTML page of every reproduction (plot, verdict, paper values, runtime)")
+    h.add_argument("dir", nargs="?", default="results/reproduce",
+                   help="folder of `cclab reproduce` outputs (default: results/reproduce)")
+    h.add_argument("--out", default=None, help="the HTML file (default: DIR/index.html)")
+    h.set_defaults(func=_cmd_report)
+
+    w = sub.add_parser("sweep", help="run a sweep file: a scenario over a grid of overrides and seeds, "
+                                     "cached in the result store")
+    w.add_argument("file", help="sweep file (TOML; see docs/sweeps.md)")
+    _executor_options(w)
+    w.add_argument("--name", default=None, help="the sweep's name in the store (default: the file's `name`)")
+    w.add_argument("--out", default=None, help="folder for runs.csv, table.csv and plots "
+                                               "(default: results/sweeps/NAME)")
+    w.add_argument("--metrics", default=None,
+                   help="comma-separated metrics to print (default: per-class completion time and throughput, "
+                        "link utilization and drop rate)")
+    _plot_options(w)
+    w.add_argument("--retry-failed", action="store_true", help="run again the runs whose failure is stored")
+    w.add_argument("--dry-run", action="store_true", help="validate every run and count what is stored; run nothing")
+    w.add_argument("--quiet", action="store_true", help="no progress bar")
+    w.set_defaults(func=_cmd_sweep)
+
+    s = sub.add_parser("store", help="inspect and prune the result store: ls, show, gc, verify")
+    ssub = s.add_subparsers(dest="store_command", metavar="ACTION", required=True)
+    s_ls = ssub.add_parser("ls", help="list recorded sweeps (with --runs: the newest runs)")
+    s_ls.add_argument("--runs", type=int, nargs="?", const=20, default=None, metavar="N",
+                      help="list the N newest runs instead (default 20)")
+    s_show = ssub.add_parser("show", help="one run (by key prefix) or one sweep (by name)")
+    s_show.add_argument("what", help="a run's key (a unique prefix is enough) or a sweep's name")
+    s_show.add_argument("--out", default=None, help="with a sweep: write runs.csv, table.csv and the plot here "
+                        "(default with --plot: results/sweeps/NAME)")
+    _plot_options(s_show)
+    s_gc = ssub.add_parser("gc", help="remove interrupted writes and orphans; optionally prune runs")
+    s_gc.add_argument("--failed", action="store_true", help="also remove failed runs")
+    s_gc.add_argument("--stale", action="store_true", help="also remove runs of another engine results version")
+    s_gc.add_argument("--forget", action="append", default=[], metavar="SWEEP",
+                      help="forget a sweep's definition (its runs stay unless --unreferenced)")
+    s_gc.add_argument("--unreferenced", action="store_true", help="also remove runs no recorded sweep refers to")
+    s_gc.add_argument("--older-than", type=float, default=None, metavar="DAYS", help="also remove older runs")
+    s_gc.add_argument("--dry-run", action="store_true", help="say what would be removed")
+    ssub.add_parser("verify", help="check every stored run's files against the digests in the index")
+    for sp in (s_ls, s_show, s_gc) + tuple(ssub.choices[c] for c in ("verify",)):
+        sp.add_argument("--store", default=None, help="the result store (default: $CCLAB_STORE or results/store)")
+    s.set_defaults(func=_cmd_store)
     return p
 
 
@@ -97,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("cclab: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `cclab ... | head`: the reader has gone, which is not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:  # every error becomes one line, never a traceback
         if os.environ.get("CCLAB_DEBUG"):
             raise

@@ -35,23 +35,28 @@ def load_scenario(scenario: ScenarioLike) -> tuple[dict, Path]:
         return copy.deepcopy(dict(scenario)), Path.cwd()
     if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario):
         path = Path(scenario)
-        if not path.exists():
-            raise ScenarioError(f"{path}: no such scenario file")
-        if path.is_dir():
-            raise ScenarioError(f"{path}: is a folder, expected a scenario TOML file")
-        try:
-            data = tomllib.loads(path.read_text())
-        except tomllib.TOMLDecodeError as exc:
-            raise ScenarioError(f"{path}: invalid TOML: {exc}") from None
-        except UnicodeDecodeError:
-            raise ScenarioError(f"{path}: not a text file") from None
-        return data, path.resolve().parent
+        return read_toml_file(path, "scenario"), path.resolve().parent
     if isinstance(scenario, str):
         try:
             return tomllib.loads(scenario), Path.cwd()
         except tomllib.TOMLDecodeError as exc:
             raise ScenarioError(f"invalid TOML: {exc}") from None
     raise ScenarioError(f"expected a scenario path, TOML text or dict, got {type(scenario).__name__}")
+
+
+def read_toml_file(path: Path, kind: str = "scenario") -> dict:
+    """A TOML file's contents; ScenarioError naming the file if it is absent, a folder,
+    not text or not TOML (``kind`` says what the file should be)."""
+    if not path.exists():
+        raise ScenarioError(f"{path}: no such {kind} file")
+    if path.is_dir():
+        raise ScenarioError(f"{path}: is a folder, expected a {kind} TOML file")
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{path}: invalid TOML: {exc}") from None
+    except UnicodeDecodeError:
+        raise ScenarioError(f"{path}: not a text file") from None
 
 
 def _jsonable(obj: Any) -> Any:

@@ -9,6 +9,8 @@ mod smooth;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // Part of every stored result's key (python/cclab/sweeps/store.py).
+    m.add("ENGINE_RESULTS_VERSION", cclab_sim::RESULTS_VERSION)?;
     sim::register(m)?;
     flowsim::register(m)?;
     smooth::register(m)?;

@@ -19,6 +19,15 @@ pub mod traffic;
 pub mod transport;
 
 pub use config::Config;
+
+/// The version of the engine's results. Bump it with any change that alters the
+/// output of an existing canonical configuration (a bug fix in a protocol, a new
+/// order of events): the result store keys every run by the canonical
+/// configuration, its seed and this version, so a bump makes every stored result
+/// of the previous engine stale instead of silently reused. A change that only
+/// adds keys needs no bump (new keys change the canonical configuration itself).
+/// `tests/reference_digest.rs` pins one scenario's output; this covers the rest.
+pub const RESULTS_VERSION: u32 = 1;
 pub use metrics::{RunResult, Scalar};
 pub use settings::ScenarioError;
 pub use sim::{PacketCounters, Simulation};

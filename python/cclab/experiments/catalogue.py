@@ -6,12 +6,20 @@ or full size, output folder, seed) and returns an :class:`Outcome`. The catalogu
 writes ``NAME.csv`` (the data), ``NAME.png`` (our curves beside the paper's
 reported values) and ``NAME.md`` (a short verdict) for it.
 
+An entry whose runs are packet-level simulations runs them with :meth:`Context.sweep`:
+through the result store (a repeated or interrupted reproduction reruns only what
+is missing) on the executor the user chose (``--cluster``, ``--workers``).
+
+Besides the three files, the catalogue writes ``NAME.json`` (status, verdict, size,
+wall time, details), which ``cclab report`` turns into one HTML page.
+
 Entries live in the modules of :mod:`cclab.experiments.reproductions`, one module
 per paper topic; they are discovered by importing every module of that package.
 """
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
 import re
 import time
@@ -22,12 +30,27 @@ from typing import Any, Callable
 
 @dataclass(frozen=True)
 class Context:
-    """What an entry is asked to do: its size, where to write, and its seed."""
+    """What an entry is asked to do: its size, where to write, its seed, and where its
+    packet-level runs go (the result store and the executor of :func:`cclab.sweep`)."""
 
     quick: bool
     out: Path
     seed: int = 1
     progress: bool = True
+    store: str | Path | None = None
+    cluster: Any = None
+    workers: int | None = None
+    name: str = ""
+
+    def sweep(self, scenario: Any, **kw: Any):
+        """:func:`cclab.sweep` with this context's store, executor and progress setting; the
+        sweep is recorded in the store as ``ENTRY-quick`` or ``ENTRY-full`` unless named."""
+        from cclab.sweeps import sweep
+
+        kw.setdefault("progress", self.progress)
+        if self.name:
+            kw.setdefault("name", f"{self.name}-{'quick' if self.quick else 'full'}")
+        return sweep(scenario, store=self.store, cluster=self.cluster, workers=self.workers, **kw)
 
 
 @dataclass
@@ -63,14 +86,16 @@ class Reproduction:
     full_size: str = ""
 
     def run(self, quick: bool = True, out: str | Path = "results/reproduce", seed: int = 1,
-            progress: bool = True) -> tuple[Outcome, dict[str, Path]]:
-        """Run the entry and write its CSV, PNG and Markdown verdict into ``out``."""
+            progress: bool = True, store: str | Path | None = None, cluster: Any = None,
+            workers: int | None = None) -> tuple[Outcome, dict[str, Path]]:
+        """Run the entry and write its CSV, PNG, Markdown verdict and JSON record into ``out``."""
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
-        outcome = self.func(Context(quick=quick, out=out, seed=seed, progress=progress))
+        outcome = self.func(Context(quick=quick, out=out, seed=seed, progress=progress, store=store,
+                                    cluster=cluster, workers=workers, name=self.name))
         wall = time.perf_counter() - t0
-        return outcome, write_outcome(self, outcome, out, quick=quick, wall=wall)
+        return outcome, write_outcome(self, outcome, out, quick=quick, wall=wall, seed=seed)
 
 
 _REGISTRY: dict[str, Reproduction] = {}
@@ -118,16 +143,39 @@ def get(name: str) -> Reproduction:
         raise KeyError(f"unknown reproduction {name!r}; known: {known}") from None
 
 
+def _command(entry: Reproduction, quick: bool) -> str:
+    return f"cclab reproduce {entry.name}{'' if quick else ' --full'}"
+
+
+def _record(entry: Reproduction, quick: bool, seed: int, **fields: Any) -> dict:
+    from cclab import __version__
+
+    return {"name": entry.name, "paper": entry.paper, "figure": entry.figure, "title": entry.title,
+            "size": "quick" if quick else "full", "size_detail": entry.quick_size if quick else entry.full_size,
+            "seed": seed, "command": _command(entry, quick), "cclab": __version__,
+            "finished": time.strftime("%Y-%m-%d %H:%M:%S"), **fields}
+
+
+def write_failure(entry: Reproduction, exc: BaseException, out: Path, *, quick: bool, seed: int = 1) -> Path:
+    """Record that an entry raised (``NAME.json`` with status "failed"), for the report."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{entry.name}.json"
+    rec = _record(entry, quick, seed, status="failed", verdict=f"{exc.__class__.__name__}: {exc}",
+                  details="", wall_s=None, png=None, csv=None, md=None)
+    path.write_text(json.dumps(rec, indent=2) + "\n")
+    return path
+
+
 def write_outcome(entry: Reproduction, outcome: Outcome, out: Path, *, quick: bool,
-                  wall: float) -> dict[str, Path]:
-    """Write ``NAME.csv``, ``NAME.png`` and ``NAME.md`` for an outcome; return their paths."""
+                  wall: float, seed: int = 1) -> dict[str, Path]:
+    """Write ``NAME.csv``, ``NAME.png``, ``NAME.md`` and ``NAME.json`` for an outcome; return their paths."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     paths = {"csv": out / f"{entry.name}.csv", "png": out / f"{entry.name}.png",
-             "md": out / f"{entry.name}.md"}
+             "md": out / f"{entry.name}.md", "json": out / f"{entry.name}.json"}
     outcome.data.to_csv(paths["csv"], index=False)
     outcome.figure.savefig(paths["png"], dpi=120, bbox_inches="tight")
     plt.close(outcome.figure)
@@ -138,7 +186,7 @@ def write_outcome(entry: Reproduction, outcome: Outcome, out: Path, *, quick: bo
         "",
         f"- paper: `{entry.paper}`, {entry.figure}",
         f"- size: {size}" + (f" ({sz})" if (sz := entry.quick_size if quick else entry.full_size) else ""),
-        f"- command: `cclab reproduce {entry.name}{' --quick' if quick else ''}`",
+        f"- command: `{_command(entry, quick)}`",
         f"- wall time: {wall:.1f} s",
         f"- verdict: **{status}** — {outcome.verdict}",
         "",
@@ -148,4 +196,7 @@ def write_outcome(entry: Reproduction, outcome: Outcome, out: Path, *, quick: bo
         "",
     ]
     paths["md"].write_text("\n".join(md))
+    rec = _record(entry, quick, seed, status=status, verdict=outcome.verdict, details=outcome.details.strip(),
+                  wall_s=round(wall, 3), png=paths["png"].name, csv=paths["csv"].name, md=paths["md"].name)
+    paths["json"].write_text(json.dumps(rec, indent=2) + "\n")
     return paths
