@@ -141,7 +141,7 @@ impl Default for FairbatParams {
             m_max: 1e4,
             period_s: 120.0,
             tau: 100.0,
-            gain_start: 0.01,
+            gain_start: 0.003,
             gain_end: 1e-4,
             gain_updates: 10.0,
             measure: QueueMeasure::Mean,

@@ -100,7 +100,7 @@ fn fairbat_updates_at_multiples_of_the_period_by_eq2() {
     assert_eq!(c.updates(), 1);
     assert_eq!(c.next_deadline(), 250.0);
     // The limit never leaves [m_min, m_max].
-    let p = FairbatParams { m0: 1.0, m_min: 0.5, m_max: 1.2, period_s: 1.0, tau: 100.0, ..FairbatParams::default() };
+    let p = FairbatParams { m0: 1.0, m_min: 0.5, m_max: 1.2, period_s: 1.0, tau: 100.0, gain_start: 0.01, ..FairbatParams::default() };
     let mut c: AccessController<()> = AccessController::new(&AccessParams::Fairbat(p), 0.0, 0.0).unwrap();
     c.on_deadline(1.0, 0.0);
     assert_eq!(c.limit(), 0.5);
@@ -199,7 +199,7 @@ fn settings_start_from_the_defaults_and_name_the_key_at_fault() {
     let AccessParams::Fairbat(p) = read("fairbat", &mut m).unwrap() else { panic!() };
     assert_eq!(p, FairbatParams { tau: 30.0, measure: QueueMeasure::Sample, ..FairbatParams::default() });
     let e = read("fairbat", &mut Map(HashMap::from([("gain_end", Setting::Number(0.5))]))).unwrap_err();
-    assert_eq!(e.to_string(), "gain_end: must be at most gain_start (0.01), got 0.5");
+    assert_eq!(e.to_string(), "gain_end: must be at most gain_start (0.003), got 0.5");
     let e = read("fairbat", &mut Map(HashMap::from([("m_min", Setting::Number(2.0))]))).unwrap_err();
     assert_eq!(e.to_string(), "m_min: must be at most m0 (1), got 2");
     let e = read("static", &mut Map(HashMap::new())).unwrap_err();

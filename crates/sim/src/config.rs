@@ -12,6 +12,7 @@ use crate::metrics::RecordConfig;
 use crate::net::{Graph, LinkConfig, RouteFault};
 use crate::settings::units::MAX_RATE_BPS;
 use crate::settings::{err, Result, ScenarioError};
+use crate::traffic::access::{access_misfit, check_access};
 use crate::traffic::{Arrivals, ClassConfig, SizeDist, MAX_FLOW_BYTES};
 use crate::transport::cc::{CcConfig, Registry};
 use crate::transport::rate::RateControl;
@@ -147,6 +148,17 @@ impl Config {
                     if *packet_bytes == 0 || *packet_bytes as u64 > crate::transport::tcp::MAX_PACKET_BYTES {
                         return err(format!("{p}.transport.packet_bytes"), "expected 1 to 10^6 bytes");
                     }
+                }
+            }
+            if let Some(a) = &c.access {
+                check_access(a, &format!("{p}.access"))?;
+                let kind = match c.arrivals {
+                    Arrivals::Poisson { .. } => "poisson",
+                    Arrivals::FlowList { .. } => "flow_list",
+                    _ => "long_lived",
+                };
+                if let Some(why) = access_misfit(kind, matches!(c.transport, Transport::Window { .. })) {
+                    return err(format!("{p}.access"), why);
                 }
             }
             for &l in &c.route {

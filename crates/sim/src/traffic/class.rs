@@ -2,6 +2,7 @@
 use super::arrivals::Arrivals;
 use crate::engine::SimTime;
 use crate::transport::Transport;
+use cclab_control::AccessParams;
 use serde::{Deserialize, Serialize};
 
 /// A traffic class of a validated scenario.
@@ -22,6 +23,9 @@ pub struct ClassConfig {
     pub stop: Option<SimTime>,
     pub arrivals: Arrivals,
     pub transport: Transport,
+    /// Access control of the class's files (absent from the canonical form when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<AccessParams>,
 }
 
 impl ClassConfig {
