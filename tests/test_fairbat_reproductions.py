@@ -1,0 +1,95 @@
+"""The building blocks of the FAIRBAT reproductions (python/cclab/experiments/reproductions/fairbat.py):
+each policy's packet-level scenario, the pairing with vanilla, the paper's statements, small runs."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import cclab
+from cclab.experiments.reproductions import fairbat as fb
+
+
+@pytest.mark.parametrize("policy", fb.POLICIES)
+def test_each_policy_sets_up_the_background_class(policy):
+    extra = {"limit": 3} if policy == "access" else None
+    sc = fb.packet_scenario(policy, 0.4, k=3, duration=100, warmup=10, access=extra)
+    cfg = cclab.validate(sc)["config"]
+    names = [c["name"] for c in cfg["classes"]]
+    assert names == ["web", "background", "long"]
+    bg = cfg["classes"][1]
+    want = fb.PACKET_POLICIES[policy]
+    assert bg["transport"]["cc"]["protocol"] == want["protocol"]
+    assert ("access" in bg) == ("access" in want)
+    if "access" in want:
+        assert bg["access"]["policy"] == want["access"]["policy"]
+    if "cc" in want:
+        assert bg["transport"]["cc"]["params"]["variant"] == want["cc"]["variant"]
+    assert cfg["classes"][2]["arrivals"] == {"type": "long_lived", "count": 3}
+    # 0.4 of 10 Mbps in files of 3 MB: 1/6 files per second.
+    assert math.isclose(bg["arrivals"]["rate_per_s"], 0.4 * 10e6 / 8 / 3e6)
+
+
+def test_an_unknown_policy_is_refused():
+    with pytest.raises(ValueError, match="policy"):
+        fb.packet_scenario("ledbat_b", 0.4)
+
+
+def test_summarize_pairs_each_run_with_the_vanilla_run_of_its_seed():
+    rows = []
+    for seed, (van, pol, av, ap) in enumerate([(10.0, 5.0, 2.0, 1.0), (20.0, 15.0, 4.0, 1.0)]):
+        common = {"level": "packet", "background_load": 0.4, "k": 0, "seed": seed, "web_delay_var": 1.0,
+                  "mean_waiting": 0.0, "mean_limit": math.nan, "sd_limit": math.nan, "bg_throughput_bps": 4e6}
+        rows.append({**common, "policy": "vanilla", "web_delay": van, "mean_active": av})
+        rows.append({**common, "policy": "fairbat", "web_delay": pol, "mean_active": ap})
+    s = fb.summarize(pd.DataFrame(rows)).set_index("policy")
+    # Improvements 50% and 25% (not 1 - 20/30): paired by seed.
+    assert s.at["fairbat", "improvement_pct"] == pytest.approx(37.5)
+    assert s.at["fairbat", "improvement_pct_ci"] == pytest.approx(stats.t.ppf(0.975, 1) * np.std([50, 25], ddof=1) / math.sqrt(2))
+    assert s.at["fairbat", "active_ratio"] == pytest.approx((0.5 + 0.25) / 2)
+    assert s.at["vanilla", "improvement_pct"] == 0.0
+    assert s.at["fairbat", "bg_throughput_ratio"] == pytest.approx(1.0)
+
+
+def _summary(imp: dict, ratio: dict) -> pd.DataFrame:
+    rows = []
+    for (p, b), v in imp.items():
+        rows.append({"level": "packet", "policy": p, "background_load": b, "improvement_pct": v,
+                     "improvement_pct_ci": 1.0, "active_ratio": ratio[(p, b)], "active_ratio_ci": 0.05})
+    return pd.DataFrame(rows)
+
+
+def test_the_papers_statements_hold_fail_or_sit_within_the_intervals():
+    loads = (0.2, 0.4, 0.6)
+    imp = {("fairbat", b): 10 + 100 * b for b in loads}
+    imp.update({("ledbat", b): 30 + 100 * b for b in loads})
+    imp.update({("ledbat_a", b): 20 + 50 * b for b in loads})
+    imp.update({("tcp_lp", b): 35 + 10 * b for b in loads})
+    ratio = {("fairbat", b): 0.5 for b in loads}
+    ratio.update({("ledbat", b): 1 + b for b in loads})
+    ratio.update({("ledbat_a", b): 0.9 + b for b in loads})
+    ratio.update({("tcp_lp", 0.2): 2.0, ("tcp_lp", 0.4): 3.0, ("tcp_lp", 0.6): 2.5})
+    claims = fb.fig1_claims(_summary(imp, ratio))
+    assert len(claims) == 10 and all(c[2] == "holds" for c in claims), claims
+    # FAIRBAT below TCP-LP at high load by more than the intervals: that statement fails.
+    imp[("fairbat", 0.6)] = 30.0
+    verdicts = {c[0]: c[2] for c in fb.fig1_claims(_summary(imp, ratio))}
+    assert verdicts["FAIRBAT outperforms TCP-LP at high load (§IV-A)"] == "fails"
+    # A reversal inside the intervals is not a failure.
+    imp[("fairbat", 0.6)] = 40.5
+    imp[("tcp_lp", 0.6)] = 41.5
+    verdicts = {c[0]: c[2] for c in fb.fig1_claims(_summary(imp, ratio))}
+    assert verdicts["FAIRBAT outperforms TCP-LP at high load (§IV-A)"] == "within CI"
+
+
+def test_small_runs_at_both_levels_give_the_columns_the_entries_read():
+    runs = fb.run_packet(("vanilla", "fairbat"), (0.3,), [1], duration=600, warmup=100)
+    assert list(runs["policy"]) == ["vanilla", "fairbat"]
+    van, fair = runs.iloc[0], runs.iloc[1]
+    assert van["web_delay"] > 0 and math.isnan(van["mean_limit"]) and van["mean_waiting"] == 0
+    assert fair["mean_limit"] > 0 and fair["mean_waiting"] > 0
+    flow = fb.run_flow(("vanilla", "fairbat"), (0.3,), duration=2e4, replications=2, seed=1)
+    assert len(flow) == 4 and set(flow["level"]) == {"flow"}
+    s = fb.summarize(pd.concat([runs, flow], ignore_index=True))
+    assert set(zip(s["level"], s["policy"])) == {(l, p) for l in ("packet", "flow") for p in ("vanilla", "fairbat")}
