@@ -93,3 +93,63 @@ def test_small_runs_at_both_levels_give_the_columns_the_entries_read():
     assert len(flow) == 4 and set(flow["level"]) == {"flow"}
     s = fb.summarize(pd.concat([runs, flow], ignore_index=True))
     assert set(zip(s["level"], s["policy"])) == {(l, p) for l in ("packet", "flow") for p in ("vanilla", "fairbat")}
+
+
+def test_theorem_7_improvement_is_the_ratio_of_eq_16_to_processor_sharing():
+    # k = 3, ρ = 0.3, ρ_b = 0.6: M* = 18 (eq. 27); web flows (k+M*+1)ρ/(1−ρ) = 9.43 under
+    # access control, (k+1)ρ/(1−ρ−ρ_b) = 12 under vanilla: 21.43% fewer, hence shorter delays.
+    assert fb.critical_limit(0.6, 3) == pytest.approx(18.0)
+    for k, rb in [(1, 0.2), (3, 0.6), (5, 0.4)]:
+        m = fb.critical_limit(rb, k)
+        access = (k + m + 1) * 0.3 / 0.7
+        vanilla = (k + 1) * 0.3 / (1 - 0.3 - rb)
+        assert fb.theorem7_improvement(rb, k) == pytest.approx(100 * (1 - access / vanilla))
+    assert fb.theorem7_improvement(0.6, 3) == pytest.approx(21.428571, rel=1e-6)
+
+
+def test_summarize_by_pairs_each_web_load_with_its_own_vanilla():
+    rows = []
+    for w, van in [(0.3, 10.0), (0.7, 40.0)]:
+        for seed in (1, 2):
+            common = {"level": "packet", "background_load": 0.2, "k": 0, "seed": seed, "web_load": w,
+                      "web_delay_var": 4.0, "mean_active": 2.0, "mean_waiting": 0.0, "mean_limit": math.nan,
+                      "sd_limit": math.nan, "bg_throughput_bps": 2e6}
+            rows.append({**common, "policy": "vanilla", "web_delay": van})
+            rows.append({**common, "policy": "fairbat", "web_delay": van * (0.9 if w == 0.3 else 0.5),
+                         "web_delay_var": 1.0})
+    s = fb.summarize_by(pd.DataFrame(rows), ("web_load",)).set_index(["policy", "web_load"])
+    assert s.at[("fairbat", 0.3), "improvement_pct"] == pytest.approx(10.0)
+    assert s.at[("fairbat", 0.7), "improvement_pct"] == pytest.approx(50.0)
+    assert s.at[("fairbat", 0.7), "normalized_variance"] == pytest.approx(0.25)
+    assert s.at[("vanilla", 0.7), "seeds"] == 2
+
+
+def test_the_two_link_scenario_puts_web_flows_on_each_link_and_the_chunks_across_both():
+    sc = fb.packet_scenario("ledbat", 0.2, web_load=0.6, duration=100, warmup=10, base="fairbat/two-links.toml")
+    cfg = cclab.validate(sc)["config"]
+    by = {c["name"]: c for c in cfg["classes"]}
+    names = [l["name"] for l in cfg["links"]]
+    route = {c: [names[i] for i in by[c]["route"]] for c in by}
+    assert route == {"web1": ["link1"], "web2": ["link2"], "background": ["link1", "link2"]}
+    for w in ("web1", "web2"):  # 0.6 of 10 Mbps in 3 MB files
+        assert math.isclose(by[w]["arrivals"]["rate_per_s"], 0.6 * 10e6 / 8 / 3e6)
+    assert "access" not in by["background"]
+
+
+def test_packet_metrics_pool_the_web_classes():
+    sc = fb.packet_scenario("vanilla", 0.2, web_load=0.3, duration=600, warmup=100, base="fairbat/two-links.toml")
+    r = cclab.run(sc, seed=3)
+    m = fb.packet_metrics(r, 100.0, 600.0)
+    f = r.flows
+    web = f[f["class"].isin(["web1", "web2"]) & ~f["warmup"]]
+    assert m["web_flows"] == len(web) and (web["class"] == "web1").any() and (web["class"] == "web2").any()
+    assert m["web_delay"] == pytest.approx(web[web["finished"]]["completion_time"].mean())
+
+
+def test_an_ideal_lbe_across_two_links_carries_what_eq_1_allows():
+    # Web load 0.7 on each link: both links are free of web flows (1−0.7)² = 9% of the
+    # time, so an ideal low-priority background of load 0.2 carries 0.09/0.2 = 45% of it.
+    runs = fb.run_flow_jobs([fb.FlowJob("low_priority", 0.2, web_load=0.7, links=2)], duration=4e4,
+                            replications=4, seed=2)
+    carried = runs["bg_throughput_bps"].mean() / (0.2 * fb.LINK_BPS)
+    assert carried == pytest.approx(0.45, abs=0.04)
