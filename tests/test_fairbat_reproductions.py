@@ -153,3 +153,34 @@ def test_an_ideal_lbe_across_two_links_carries_what_eq_1_allows():
                             replications=4, seed=2)
     carried = runs["bg_throughput_bps"].mean() / (0.2 * fb.LINK_BPS)
     assert carried == pytest.approx(0.45, abs=0.04)
+
+
+def test_every_fairbat_entry_is_in_the_catalogue_with_both_sizes():
+    from cclab.experiments import catalogue
+
+    entries = {e.name: e for e in catalogue.entries()}
+    for name in ("fairbat-fig1", "fairbat-fig2", "fairbat-table1", "fairbat-fig3", "fairbat-fig5",
+                 "fairbat-sensitivity"):
+        assert entries[name].quick_size and entries[name].full_size, name
+
+
+def test_fig2_flags_a_fairbat_that_does_not_carry_its_load_and_lbes_that_gain():
+    rows = []
+    for p in ("fairbat", "ledbat", "ledbat_a", "tcp_lp"):
+        for b in (0.2, 0.6):
+            imp = {"fairbat": 10 + 50 * b, "ledbat": 1.0, "ledbat_a": -2.0, "tcp_lp": -5.0}[p]
+            rows.append({"level": "packet", "policy": p, "background_load": b, "k": 3, "improvement_pct": imp,
+                         "improvement_pct_ci": 1.0, "active_ratio": 0.5 if p == "fairbat" else 3.0,
+                         "active_ratio_ci": 0.1, "bg_throughput_ratio": 1.0, "bg_throughput_ratio_ci": 0.01})
+    for b in (0.2, 0.6):
+        th = float(fb.theorem7_improvement(b, 3))
+        rows.append({"level": "flow", "policy": "fairbat", "background_load": b, "k": 3, "improvement_pct": th - 1,
+                     "improvement_pct_ci": 0.3})
+    s = pd.DataFrame(rows)
+    assert all(c[2] == "holds" for c in fb.fig2_claims(s)), fb.fig2_claims(s)
+    s.loc[(s.policy == "fairbat") & (s.background_load == 0.6) & (s.level == "packet"), "bg_throughput_ratio"] = 0.9
+    s.loc[(s.policy == "ledbat") & (s.background_load == 0.6), "improvement_pct"] = 15.0
+    s.loc[(s.level == "flow") & (s.background_load == 0.6), "improvement_pct"] -= 4.0
+    failed = {c[0].split(" (")[0] for c in fb.fig2_claims(s) if c[2] == "fails"}
+    assert failed == {"FAIRBAT serves the arriving chunks", "ledbat: impact negligible or negative",
+                      "flow level: FAIRBAT within 3 points of Theorem 7"}, failed
