@@ -967,6 +967,10 @@ def fig5(ctx: Context) -> Outcome:
                        _greater(best, val(p, hi))))
         claims.append((f"FAIRBAT outperforms {p} at high web load (§IV-B)", f"{_fmt(fb[-1])}% vs {_fmt(val(p, hi))}%",
                        _greater(fb[-1], val(p, hi))))
+        peak = max((val(p, w, "active_ratio") for w in stable), key=lambda v: v[0])
+        claims.append((f"{p}'s active-chunk ratio falls beyond it: \"they tend to accumulate less compared to TCP\" "
+                       "(§IV-B, Fig. 5b)", f"{val(p, hi, 'active_ratio')[0]:.2f} at {hi:g}, peak {peak[0]:.2f} at "
+                       f"ρ_s ≤ {FIG5_UNSTABLE:.2f}", _greater(peak, val(p, hi, "active_ratio"))))
     fl = s[s["level"] == "flow"].set_index(["policy", "web_load"])
     lp = [(w, fl.at[("low_priority", w), "bg_throughput_ratio"], min(1.0, (1 - w) ** 2 / FIG5_BACKGROUND))
           for w in loads]
