@@ -22,7 +22,7 @@ demo: $(STAMP)
 test: $(STAMP) test-rust test-python
 
 test-rust:
-	cargo test --release --workspace --exclude cclab-py
+	cargo test --profile test-opt --workspace --exclude cclab-py
 
 test-python: $(STAMP)
 	$(PY) -m pytest -q
