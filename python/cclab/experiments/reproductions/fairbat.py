@@ -1,20 +1,30 @@
 """Reproductions of the FAIRBAT paper at flow level and packet level, side by side.
 
 Paper: Courcoubetis, Dimakis, Kanakakis, "Designing incentive compatible protocols for
-background data transfers" (``shared/papers/fairbat-incentive-compatible-background.md``).
+background data transfers" (``shared/papers/fairbat-incentive-compatible-background.md``);
+the closed forms come from the companion "Congestion control for background data
+transfers with minimal delay impact" ([BG]). Entries (docs/reproduction/fairbat.md):
 
 * ``fairbat-fig1``: one bottleneck, no long flows, web load 0.3, background load
   0.2-0.6: the web flows' delay improvement over 'vanilla' (every chunk a TCP flow at
   once) and the ratio of active chunks, for FAIRBAT, LEDBAT, LEDBAT~a and TCP-LP.
+* ``fairbat-fig2``: the same beside k = 3 long-lived flows; ``fairbat-table1``: the
+  normalized variance of the web delays of those runs, against Table I.
+* ``fairbat-fig3``: FAIRBAT's improvement against k, beside ρ_b/((1−ρ_s)(k+1)), which is
+  [BG] Theorem 7 at the critical limit (:func:`theorem7_improvement`).
+* ``fairbat-fig5``: two links, background 0.2 across both, web load 0.3-0.7 on each,
+  across eq. (1)'s stability limit ρ_s = 1 − √0.2.
+* ``fairbat-sensitivity``: the constants the papers leave unstated.
 
-The building blocks are shared by the later entries (fig. 2, table I, figs. 3 and 5,
-and the background paper's packet-level figures): :data:`POLICIES` and
-:func:`packet_scenario` set up the background class of a scenario of
-``scenarios/fairbat/`` or ``scenarios/background/`` for each policy; :func:`run_packet`
-and :func:`run_flow` run a grid of (policy, load, seed) and return one row per run
-with the web flows' delay (mean and variance), the active and waiting chunks and the
-limit; :func:`summarize` pairs each run with the vanilla run of the same seed and
-averages over seeds with 95% confidence intervals.
+The building blocks are shared by the entries and by the background paper's
+packet-level figures: :data:`POLICIES` and :func:`packet_scenario` set up the
+background class of a scenario of ``scenarios/fairbat/`` or ``scenarios/background/``
+for each policy; :func:`run_packet` and :func:`run_flow` run a grid of (policy, load,
+seed) and return one row per run with the web flows' delay (mean and variance), the
+active and waiting chunks and the limit (:func:`run_packet_jobs` and
+:func:`run_flow_jobs` run any list of points); :func:`summarize` (:func:`summarize_by`
+for grids over more than the background load) pairs each run with the vanilla run of
+the same seed and averages over seeds with 95% confidence intervals.
 """
 from __future__ import annotations
 
