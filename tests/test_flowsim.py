@@ -213,7 +213,7 @@ def test_three_link_network_conserves_every_load():
     for r, load in loads.items():
         classes.append(flowsim.Short(load=load, route=routes[r], name=f"short {r}"))
         classes.append(flowsim.Background("fairbat", load=load, route=routes[r], name=f"bg {r}"))
-    res = flowsim.simulate(flowsim.Scenario(capacities=(1.0, 1.0, 1.0), classes=classes, duration=5e4,
+    res = flowsim.simulate(flowsim.Scenario(capacities=(1.0, 1.0, 1.0), classes=classes, duration=1e5,
                                             replications=10, seed=15))
     agree(res.row("short route1"), "throughput", 0.3)
     for r, load in loads.items():

@@ -50,7 +50,8 @@ UNLIMITED_WINDOW = 16 << 20
 # transmit without SACK (it cannot run without it: see cclab_ns3.cc), and restarts
 # the retransmission timer on the first partial ACK of a recovery only.
 NS3_TCP = {"handshake": True, "limited_transmit": True, "partial_ack_timer": "impatient"}
-FLOW_COLUMNS = ["class", "id", "size", "arrival", "finish", "completion_time", "bytes_delivered",
+# `start` is when the connection opened: in ns-3, which has no access control, the arrival.
+FLOW_COLUMNS = ["class", "id", "size", "arrival", "start", "finish", "completion_time", "bytes_delivered",
                 "retransmissions", "timeouts", "finished", "warmup"]
 
 
@@ -285,6 +286,7 @@ def run_ns3(scenario, seed: int, flows: pd.DataFrame | None = None, progress: bo
     f["class"] = pd.Categorical(f["class"], categories=[c["name"] for c in plan["classes"]])
     for col in ("finished", "warmup"):
         f[col] = f[col].astype(bool)
+    f["start"] = f["arrival"]
     return Ns3Result(flows=f[FLOW_COLUMNS], links=links, perf=perf)
 
 

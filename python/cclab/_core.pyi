@@ -35,7 +35,7 @@ def run_scenario(
 
 def flowsim_run(
     capacities: list[float],
-    classes: list[tuple[str, str, str, list[int], dict[str, float]]],
+    classes: list[tuple[str, str, str, list[int], dict[str, float | str]]],
     duration: float,
     warmup: float,
     replications: int,

@@ -22,9 +22,10 @@ PERF_KEYS = ("wall_time_s", "events_per_s", "wall_s_per_sim_s")
 class Result:
     """The tables of one run.
 
-    flows: one row per flow (class, id, size, arrival, finish, completion_time,
+    flows: one row per flow (class, id, size, arrival, start, finish, completion_time,
         bytes_delivered, retransmissions, timeouts, finished, warmup). Completion
-        time is from the flow's arrival until the receiver holds every byte.
+        time is from the flow's arrival until the receiver holds every byte; a chunk
+        of an access-controlled class starts (opens its connection) after waiting.
     links: one row per link, counters over [warm-up, end].
     series: sampled time series in long form (time, metric, name, value).
     summary: scalars (per-class means, packet counters, events, wall time).
@@ -184,6 +185,7 @@ def _to_result(raw: dict, structure: dict) -> Result:
         "id": f["id"].astype(np.int64),
         "size": f["size"],
         "arrival": f["arrival"],
+        "start": f["start"],
         "finish": f["finish"],
         "completion_time": f["completion_time"],
         "bytes_delivered": f["bytes_delivered"].astype(np.int64),

@@ -30,24 +30,25 @@ import pandas as pd
 __all__ = ["Short", "Long", "Background", "Scenario", "FlowsimResult", "simulate", "single_link",
            "POLICIES", "METRICS"]
 
-#: Background policies understood by the engine, with their parameters.
+#: Background policies understood by the engine, with their parameters. The access
+#: policies (access_control = a static limit, fairbat, rate_tracking) are the
+#: controllers of the Rust crate ``cclab-control``, which holds their defaults and checks
+#: (docs/protocols.md, "Access control"); their times (``period``) are in the model's
+#: time unit and the defaults assume seconds.
 POLICIES: dict[str, tuple[str, ...]] = {
     "threshold": ("n0", "x_next"),
     "implementable": ("x_cap",),
     "wtcp": ("w",),
-    "access_control": ("limit",),
-    "fairbat": ("m0", "m_min", "period", "gamma", "tau"),
-    "rate_tracking": ("m0", "m_min", "period", "gamma", "beta"),
+    "access_control": ("limit", "fractional"),
+    "fairbat": ("m0", "m_min", "m_max", "period", "tau", "gain_start", "gain_end", "gain_updates", "measure",
+                "trend", "fractional"),
+    "rate_tracking": ("m0", "m_min", "m_max", "period", "ewma", "step", "fractional"),
     "vanilla": (),
     "low_priority": (),
 }
 _REQUIRED = {"threshold": ("n0",), "implementable": ("x_cap",), "wtcp": ("w",), "access_control": ("limit",)}
-_ADAPTIVE_DEFAULTS = {
-    "fairbat": {"m0": 1.0, "m_min": 0.05, "period": 100.0, "gamma": 2e-4, "tau": 50.0},
-    "rate_tracking": {"m0": 1.0, "m_min": 0.05, "period": 50.0, "gamma": 0.3, "beta": 0.05},
-}
 #: Per-class metrics reported (each with a ``_ci`` half-width column in the summary).
-METRICS = ("mean_number", "mean_active", "mean_delay", "throughput", "mean_limit")
+METRICS = ("mean_number", "mean_active", "mean_delay", "throughput", "mean_limit", "sd_limit")
 
 
 def _route(route, where: str) -> tuple[int, ...]:
@@ -116,8 +117,8 @@ class Background:
     policy: one of :data:`POLICIES`. params: the policy's parameters
         (threshold: n0 and optional x_next, the TCP share at n0+1, eq. 8; implementable:
         x_cap, the TCP share the CBF keeps, eq. 15; wtcp: w, eq. 16; access_control:
-        limit M, eq. 26; fairbat: m0, m_min, period, gamma, tau, FAIRBAT eq. 2;
-        rate_tracking: m0, m_min, period, gamma, beta, §IV). Adaptive policies have defaults.
+        limit M, eq. 26; fairbat: FAIRBAT eq. 2; rate_tracking: §IV; the keys of the
+        last three and their defaults are those of docs/protocols.md, "Access control").
     load / rate: a Poisson stream of micro-flows (§III); leave both None for a saturated
         CBF that always has data (§II). mean_size, size, shape: micro-flow sizes.
     route, name: as for :class:`Short`.
@@ -176,7 +177,7 @@ class Scenario:
                 continue
             if c.policy not in POLICIES:
                 raise ValueError(f"{where}.policy: unknown policy {c.policy!r}; choose from {sorted(POLICIES)}")
-            params = {**_ADAPTIVE_DEFAULTS.get(c.policy, {}), **c.params}
+            params = dict(c.params)
             for k in params:
                 if k not in POLICIES[c.policy]:
                     raise ValueError(f"{where}.params: {k!r} is not a parameter of {c.policy} "
@@ -184,7 +185,7 @@ class Scenario:
             for k in _REQUIRED.get(c.policy, ()):
                 if k not in params:
                     raise ValueError(f"{where}.params: policy {c.policy} needs {k!r}")
-            p = {k: float(v) for k, v in params.items() if v is not None}
+            p = {k: (v if isinstance(v, str) else float(v)) for k, v in params.items() if v is not None}
             if c.load is not None or c.rate is not None:
                 p.update(_size_params(c.size, c.shape, c.mean_size, where))
                 p["rate"] = _rate(c.load, c.rate, c.mean_size, cap, where)
@@ -199,7 +200,8 @@ class FlowsimResult:
     summary: one row per class: mean of each metric over replications and its
         confidence half-width (``<metric>_ci``); metrics are mean_number (time-average
         flows present, waiting included), mean_active, mean_delay (sojourn of flows that
-        departed in the window), throughput, mean_limit (time-average M, access control).
+        departed in the window), throughput, mean_limit and sd_limit (time average and
+        standard deviation over time of the limit M of access control).
     replications: long table, one row per (replication, class).
     events: arrivals + departures simulated. wall_s: engine time. events_per_s: their ratio.
     """

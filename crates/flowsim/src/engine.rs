@@ -10,8 +10,8 @@
 
 use crate::alloc::MaxMin;
 use crate::model::{ClassKind, Policy, Scenario, SizeDist, Source};
+use cclab_control::AccessController;
 use cclab_rng::Xoshiro256pp as Rng;
-use std::collections::VecDeque;
 
 /// The random stream of class `class` in replication `rep` (cclab's one
 /// derivation, `cclab_rng::stream`): adding a class or a replication leaves the
@@ -111,6 +111,8 @@ pub struct RepStats {
     pub arrivals: Vec<f64>,
     /// Time-average limit M of access-control classes.
     pub mean_limit: Vec<f64>,
+    /// Standard deviation over time of the limit M of access-control classes.
+    pub sd_limit: Vec<f64>,
     /// Arrivals and departures over the whole run (warm-up included).
     pub events: u64,
     /// Controller updates over the whole run.
@@ -133,28 +135,20 @@ struct ClassState {
     long_count: u32,
     rng: Rng,
     heap: TagHeap,
-    waiting: VecDeque<(f64, f64)>,
+    /// The access controller of an access-control class; its chunks are (arrival, size).
+    access: Option<AccessController<(f64, f64)>>,
     v: f64,
     next_arrival: f64,
-    limit: f64,
-    next_tick: f64,
     // allocation outputs
     weight: f64,
     low: bool,
     agg: f64,
     per_flow: f64,
-    // rate-tracking measurements over the current period
-    p_arrived: f64,
-    p_potential: f64,
-    p_backlogged: f64,
-    ewma_load: f64,
-    ewma_rate: f64,
-    ewma_init: bool,
-    route_cap: f64,
+    /// Data served since time 0 (what rate tracking measures).
+    delivered: f64,
     // window statistics
     area_n: f64,
     area_active: f64,
-    area_limit: f64,
     served: f64,
     delay_sum: f64,
     departures: u64,
@@ -172,25 +166,16 @@ impl ClassState {
     }
     #[inline]
     fn present(&self) -> usize {
-        self.heap.len() + self.waiting.len()
+        self.heap.len() + self.access.as_ref().map_or(0, |a| a.waiting())
     }
-    #[inline]
-    fn active_cap(&self) -> usize {
-        if matches!(self.policy, Some(p) if p.is_access()) {
-            (self.limit.ceil() as usize).max(1)
-        } else {
-            usize::MAX
-        }
-    }
-    fn fill(&mut self) {
-        let cap = self.active_cap();
-        while self.heap.len() < cap {
-            match self.waiting.pop_front() {
-                Some((arr, size)) => self.heap.push(Job {
+    /// Start every chunk the controller admits at `t`.
+    fn fill(&mut self, t: f64) {
+        if let Some(a) = self.access.as_mut() {
+            while let Some((arr, size)) = a.admit(t) {
+                self.heap.push(Job {
                     tag: self.v + size,
                     arr,
-                }),
-                None => break,
+                });
             }
         }
     }
@@ -224,21 +209,12 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
                     policy,
                 } => (Role::BgStream, Some(policy), rate, size, 0),
             };
-            let limit = match policy {
-                Some(Policy::AccessControl { limit }) => limit,
-                Some(Policy::Fairbat { m0, .. }) | Some(Policy::RateTracking { m0, .. }) => m0,
-                _ => f64::NAN,
+            let access = match policy {
+                Some(Policy::Access(a)) => {
+                    Some(AccessController::new(&a, 0.0, sc.warmup).expect("validated"))
+                }
+                _ => None,
             };
-            let period = match policy {
-                Some(Policy::Fairbat { period, .. })
-                | Some(Policy::RateTracking { period, .. }) => period,
-                _ => f64::INFINITY,
-            };
-            let route_cap = c
-                .route
-                .iter()
-                .map(|&l| sc.capacities[l])
-                .fold(f64::INFINITY, f64::min);
             ClassState {
                 role,
                 policy,
@@ -247,25 +223,16 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
                 long_count,
                 rng: replication_stream(sc.seed, rep as u64, i as u64),
                 heap: TagHeap::default(),
-                waiting: VecDeque::new(),
+                access,
                 v: 0.0,
                 next_arrival: f64::INFINITY,
-                limit,
-                next_tick: period,
                 weight: 0.0,
                 low: false,
                 agg: 0.0,
                 per_flow: 0.0,
-                p_arrived: 0.0,
-                p_potential: 0.0,
-                p_backlogged: 0.0,
-                ewma_load: 0.0,
-                ewma_rate: 0.0,
-                ewma_init: false,
-                route_cap,
+                delivered: 0.0,
                 area_n: 0.0,
                 area_active: 0.0,
-                area_limit: 0.0,
                 served: 0.0,
                 delay_sum: 0.0,
                 departures: 0,
@@ -310,9 +277,12 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
                     ev = Ev::Departure(i);
                 }
             }
-            if c.next_tick < tn {
-                tn = c.next_tick;
-                ev = Ev::Tick(i);
+            if let Some(a) = &c.access {
+                let td = a.next_deadline();
+                if td < tn {
+                    tn = td;
+                    ev = Ev::Tick(i);
+                }
             }
         }
         let stop = tn > end;
@@ -324,6 +294,7 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
             if c.role == Role::Short || c.role == Role::BgStream {
                 c.v += c.per_flow * dt;
             }
+            c.delivered += c.agg * dt;
             if dtm > 0.0 {
                 let present = match c.role {
                     Role::Short | Role::BgStream => c.present(),
@@ -333,13 +304,6 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
                 c.area_n += present as f64 * dtm;
                 c.area_active += act as f64 * dtm;
                 c.served += c.agg * dtm;
-                c.area_limit += c.limit * dtm;
-            }
-            if let Some(Policy::RateTracking { .. }) = c.policy {
-                if act > 0 && c.weight > 0.0 {
-                    c.p_backlogged += dt;
-                    c.p_potential += c.limit * (c.agg / c.weight) * dt;
-                }
             }
         }
         t = t1;
@@ -354,21 +318,15 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
                 if t >= warmup {
                     c.arrivals += 1;
                 }
-                if c.role == Role::Short {
-                    c.heap.push(Job {
+                match c.access.as_mut() {
+                    Some(a) => {
+                        a.arrive(t, (t, size), size);
+                        c.fill(t);
+                    }
+                    None => c.heap.push(Job {
                         tag: c.v + size,
                         arr: t,
-                    });
-                } else {
-                    c.p_arrived += size;
-                    if c.heap.len() < c.active_cap() {
-                        c.heap.push(Job {
-                            tag: c.v + size,
-                            arr: t,
-                        });
-                    } else {
-                        c.waiting.push_back((t, size));
-                    }
+                    }),
                 }
                 c.next_arrival = t + c.rng.exponential(1.0 / c.rate);
             }
@@ -380,61 +338,20 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
                     c.departures += 1;
                     c.delay_sum += t - j.arr;
                 }
-                if !c.waiting.is_empty() {
-                    c.fill();
+                if let Some(a) = c.access.as_mut() {
+                    a.complete(t);
+                    c.fill(t);
                 }
             }
             Ev::Tick(i) => {
                 ticks += 1;
                 let c = &mut cs[i];
-                match c.policy {
-                    Some(Policy::Fairbat {
-                        m_min,
-                        period,
-                        gamma,
-                        tau,
-                        ..
-                    }) => {
-                        // FAIRBAT eq. (2): m(t+1) = m(t) + γ (n(t) − τ), n = queue size.
-                        let q = c.waiting.len() as f64;
-                        c.limit = (c.limit + gamma * (q - tau)).max(m_min);
-                        c.next_tick = t + period;
-                    }
-                    Some(Policy::RateTracking {
-                        m_min,
-                        period,
-                        gamma,
-                        beta,
-                        ..
-                    }) => {
-                        // §IV of the background paper: track the arriving load with the
-                        // rate M backlogged connections obtain (increasing in M).
-                        let load = c.p_arrived / period;
-                        if !c.ewma_init {
-                            c.ewma_load = load;
-                            c.ewma_init = true;
-                            c.ewma_rate = if c.p_backlogged > 0.0 {
-                                c.p_potential / c.p_backlogged
-                            } else {
-                                load
-                            };
-                        } else {
-                            c.ewma_load += beta * (load - c.ewma_load);
-                            if c.p_backlogged > 0.0 {
-                                c.ewma_rate +=
-                                    beta * (c.p_potential / c.p_backlogged - c.ewma_rate);
-                            }
-                        }
-                        c.limit = (c.limit + gamma * (c.ewma_load - c.ewma_rate) / c.route_cap)
-                            .max(m_min);
-                        c.p_arrived = 0.0;
-                        c.p_potential = 0.0;
-                        c.p_backlogged = 0.0;
-                        c.next_tick = t + period;
-                    }
-                    _ => unreachable!("tick of a class without adaptive controller"),
-                }
-                c.fill();
+                let delivered = c.delivered;
+                c.access
+                    .as_mut()
+                    .expect("a deadline of a class without a controller")
+                    .on_deadline(t, delivered);
+                c.fill(t);
             }
         }
         alloc.rates(&sc.capacities, &mut cs, explicit);
@@ -446,7 +363,10 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
         ticks,
         ..Default::default()
     };
-    for c in cs.iter() {
+    for c in cs.iter_mut() {
+        if let Some(a) = c.access.as_mut() {
+            a.advance_to(end);
+        }
         let nan_if_sat = |x: f64| {
             if c.role == Role::BgSaturated {
                 f64::NAN
@@ -464,7 +384,9 @@ pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
         st.throughput.push(c.served / d);
         st.departures.push(c.departures as f64);
         st.arrivals.push(c.arrivals as f64);
-        st.mean_limit.push(c.area_limit / d);
+        let avg = c.access.as_ref().map(|a| a.averages());
+        st.mean_limit.push(avg.map_or(f64::NAN, |a| a.limit));
+        st.sd_limit.push(avg.map_or(f64::NAN, |a| a.limit_sd));
     }
     st
 }
@@ -512,10 +434,9 @@ impl Alloc {
                             Policy::Wtcp { w } => (w, false),
                             Policy::Vanilla => (act as f64, false),
                             Policy::LowPriority => (act as f64, true),
-                            // eq. (26): min(m, M) active TCP flows.
-                            Policy::AccessControl { .. }
-                            | Policy::Fairbat { .. }
-                            | Policy::RateTracking { .. } => ((act as f64).min(c.limit), false),
+                            // eq. (26): min(m, M) active TCP flows (whole flows when M
+                            // is realised by alternation).
+                            Policy::Access(_) => (c.access.as_ref().unwrap().weight(), false),
                             Policy::Threshold { .. } | Policy::Implementable { .. } => {
                                 unreachable!()
                             }

@@ -41,6 +41,7 @@ pub struct ClassSummary {
     pub mean_delay: (f64, f64),
     pub throughput: (f64, f64),
     pub mean_limit: (f64, f64),
+    pub sd_limit: (f64, f64),
 }
 
 impl Report {
@@ -62,6 +63,7 @@ impl Report {
                 mean_delay: col(i, &|r| &r.mean_delay),
                 throughput: col(i, &|r| &r.throughput),
                 mean_limit: col(i, &|r| &r.mean_limit),
+                sd_limit: col(i, &|r| &r.sd_limit),
             })
             .collect()
     }

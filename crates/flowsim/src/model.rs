@@ -3,6 +3,7 @@
 //! Units are free but consistent: capacities in data per unit time, sizes in data,
 //! times in time units. The background paper uses C = 1 and mean short size 1/μ.
 
+use cclab_control::AccessParams;
 use std::fmt;
 
 /// Error for an invalid scenario; the message names the field at fault and why.
@@ -57,28 +58,10 @@ pub enum Policy {
     Implementable { x_cap: f64 },
     /// wTCP: the aggregate behaves as w TCP flows (§II-D, eq. 16): x_n = C/(k+w+n).
     Wtcp { w: f64 },
-    /// Access control (§III-B, eq. 26): at most `limit` micro-flows are active, each a
-    /// TCP flow; a fractional limit gives the active flows a total weight `limit`.
-    AccessControl { limit: f64 },
-    /// Adaptive access control of FAIRBAT (eq. 2): every `period`,
-    /// M ← max(m_min, M + γ(q − τ)) where q is the number of waiting micro-flows.
-    Fairbat {
-        m0: f64,
-        m_min: f64,
-        period: f64,
-        gamma: f64,
-        tau: f64,
-    },
-    /// Rate-tracking adaptive access control (§IV of the background paper): moving
-    /// averages (weight `beta` per period) of the arriving load and of the rate M
-    /// backlogged TCP connections obtain; M ← max(m_min, M + γ(load − rate)/C).
-    RateTracking {
-        m0: f64,
-        m_min: f64,
-        period: f64,
-        gamma: f64,
-        beta: f64,
-    },
+    /// Access control by `cclab_control`: a queue of micro-flows of which at most M
+    /// are active, M static (§III-B, eq. 26), rate tracking (§IV) or FAIRBAT (eq. 2).
+    /// Times of the controller (its period) are in the model's time unit.
+    Access(AccessParams),
     /// Vanilla: each background micro-flow is a TCP flow as soon as it arrives.
     Vanilla,
     /// Ideal low priority: the CBF uses only capacity the TCP flows leave unused.
@@ -96,10 +79,7 @@ impl Policy {
     }
     /// True for access-control policies (a queue of waiting micro-flows).
     pub fn is_access(&self) -> bool {
-        matches!(
-            self,
-            Policy::AccessControl { .. } | Policy::Fairbat { .. } | Policy::RateTracking { .. }
-        )
+        matches!(self, Policy::Access(_))
     }
 }
 
@@ -249,37 +229,9 @@ impl Scenario {
                             pos(&format!("{p}.x_cap"), x_cap)?;
                         }
                         Policy::Wtcp { w } => pos(&format!("{p}.w"), w)?,
-                        Policy::AccessControl { limit } => pos(&format!("{p}.limit"), limit)?,
-                        Policy::Fairbat {
-                            m0,
-                            m_min,
-                            period,
-                            gamma,
-                            tau,
-                        } => {
-                            pos(&format!("{p}.m0"), m0)?;
-                            pos(&format!("{p}.m_min"), m_min)?;
-                            pos(&format!("{p}.period"), period)?;
-                            pos(&format!("{p}.gamma"), gamma)?;
-                            nonneg(&format!("{p}.tau"), tau)?;
-                        }
-                        Policy::RateTracking {
-                            m0,
-                            m_min,
-                            period,
-                            gamma,
-                            beta,
-                        } => {
-                            pos(&format!("{p}.m0"), m0)?;
-                            pos(&format!("{p}.m_min"), m_min)?;
-                            pos(&format!("{p}.period"), period)?;
-                            pos(&format!("{p}.gamma"), gamma)?;
-                            if !(beta > 0.0 && beta <= 1.0) {
-                                return Err(FlowsimError(format!(
-                                    "{p}.beta: moving-average weight must lie in (0, 1], got {beta}"
-                                )));
-                            }
-                        }
+                        Policy::Access(a) => a
+                            .validate()
+                            .map_err(|e| FlowsimError(format!("{p}.{}: {}", e.key, e.message)))?,
                         Policy::Vanilla | Policy::LowPriority => {}
                     }
                     if !stream && (policy.is_access() || matches!(policy, Policy::Vanilla)) {

@@ -1,25 +1,37 @@
 //! Bindings of the `cclab-flowsim` crate: `cclab._core.flowsim_run`.
+use cclab_control::read::{self, Kind, Setting};
+use cclab_control::ParamError;
 use cclab_flowsim::{simulate, Class, ClassKind, Policy, Scenario, SizeDist, Source};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::collections::HashMap;
 
-type ClassSpec = (String, String, String, Vec<usize>, HashMap<String, f64>);
+/// A parameter: a number, or a name (an access policy's `fractional`, `measure`).
+#[derive(FromPyObject, Clone, Debug)]
+enum Value {
+    Number(f64),
+    Name(String),
+}
+
+type ClassSpec = (String, String, String, Vec<usize>, HashMap<String, Value>);
 
 struct Params<'a> {
     at: String,
-    p: &'a HashMap<String, f64>,
+    p: &'a HashMap<String, Value>,
 }
 
 impl Params<'_> {
     fn req(&self, key: &str) -> PyResult<f64> {
-        self.p.get(key).copied().ok_or_else(|| {
-            PyValueError::new_err(format!("{}.{key}: required parameter is missing", self.at))
+        self.opt(key).ok_or_else(|| {
+            PyValueError::new_err(format!("{}.{key}: required parameter is missing (a number)", self.at))
         })
     }
     fn opt(&self, key: &str) -> Option<f64> {
-        self.p.get(key).copied()
+        match self.p.get(key) {
+            Some(Value::Number(x)) => Some(*x),
+            _ => None,
+        }
     }
     fn only(&self, allowed: &[&str]) -> PyResult<()> {
         for k in self.p.keys() {
@@ -49,6 +61,26 @@ impl Params<'_> {
             )));
         }
         Ok(v as u32)
+    }
+}
+
+/// An access policy's settings from the class's parameters (times in the model's unit).
+struct AccessSource<'a, 'b> {
+    p: &'a Params<'b>,
+    asked: Vec<&'static str>,
+}
+
+impl read::Source for AccessSource<'_, '_> {
+    fn get(&mut self, key: &'static str, kind: Kind) -> Result<Option<Setting>, ParamError> {
+        self.asked.push(key);
+        let wrong = |what: &str| ParamError { key: key.into(), message: format!("expected {what}") };
+        match (self.p.p.get(key), kind) {
+            (None, _) => Ok(None),
+            (Some(Value::Name(s)), Kind::Choice(_)) => Ok(Some(Setting::Choice(s.clone()))),
+            (Some(Value::Number(x)), Kind::Number | Kind::Seconds) => Ok(Some(Setting::Number(*x))),
+            (Some(_), Kind::Choice(names)) => Err(wrong(&format!("one of {names:?}"))),
+            (Some(_), _) => Err(wrong("a number")),
+        }
     }
 }
 
@@ -102,29 +134,15 @@ fn class_from(i: usize, spec: &ClassSpec) -> PyResult<Class> {
                     allow(&["w"])?;
                     Policy::Wtcp { w: p.req("w")? }
                 }
-                "access_control" => {
-                    allow(&["limit"])?;
-                    Policy::AccessControl { limit: p.req("limit")? }
-                }
-                "fairbat" => {
-                    allow(&["m0", "m_min", "period", "gamma", "tau"])?;
-                    Policy::Fairbat {
-                        m0: p.req("m0")?,
-                        m_min: p.req("m_min")?,
-                        period: p.req("period")?,
-                        gamma: p.req("gamma")?,
-                        tau: p.req("tau")?,
-                    }
-                }
-                "rate_tracking" => {
-                    allow(&["m0", "m_min", "period", "gamma", "beta"])?;
-                    Policy::RateTracking {
-                        m0: p.req("m0")?,
-                        m_min: p.req("m_min")?,
-                        period: p.req("period")?,
-                        gamma: p.req("gamma")?,
-                        beta: p.req("beta")?,
-                    }
+                // Access control: parameters, defaults and checks from cclab_control.
+                "access_control" | "fairbat" | "rate_tracking" => {
+                    let name = if policy == "access_control" { "static" } else { policy.as_str() };
+                    let mut src = AccessSource { p: &p, asked: Vec::from(common) };
+                    let a = read::read(name, &mut src).map_err(|e| {
+                        PyValueError::new_err(format!("{}.{}: {}", p.at, e.key, e.message))
+                    })?;
+                    p.only(&src.asked)?;
+                    Policy::Access(a)
                 }
                 "vanilla" => {
                     allow(&[])?;
@@ -201,6 +219,7 @@ fn flowsim_run<'py>(
     d.set_item("departures", col(&|r| r.departures.clone()))?;
     d.set_item("arrivals", col(&|r| r.arrivals.clone()))?;
     d.set_item("mean_limit", col(&|r| r.mean_limit.clone()))?;
+    d.set_item("sd_limit", col(&|r| r.sd_limit.clone()))?;
     d.set_item(
         "rep_events",
         rep.reps.iter().map(|r| r.events).collect::<Vec<u64>>(),

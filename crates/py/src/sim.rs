@@ -118,6 +118,7 @@ fn to_python<'py>(py: Python<'py>, r: RunResult) -> PyResult<Bound<'py, PyDict>>
     flows.set_item("id", f.id.into_pyarray(py))?;
     flows.set_item("size", f.size.into_pyarray(py))?;
     flows.set_item("arrival", f.arrival.into_pyarray(py))?;
+    flows.set_item("start", f.start.into_pyarray(py))?;
     flows.set_item("finish", f.finish.into_pyarray(py))?;
     flows.set_item("completion_time", f.completion_time.into_pyarray(py))?;
     flows.set_item("bytes_delivered", f.bytes_delivered.into_pyarray(py))?;

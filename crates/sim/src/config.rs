@@ -12,6 +12,7 @@ use crate::metrics::RecordConfig;
 use crate::net::{Graph, LinkConfig, RouteFault};
 use crate::settings::units::MAX_RATE_BPS;
 use crate::settings::{err, Result, ScenarioError};
+use crate::traffic::access::{access_misfit, check_access};
 use crate::traffic::{Arrivals, ClassConfig, Phase, SizeDist, MAX_FLOW_BYTES};
 use crate::transport::cc::{CcConfig, Registry};
 use crate::transport::rate::{RateConfig, RateControl};
@@ -151,6 +152,18 @@ impl Config {
                     if let RateConfig::Pareto(params) = cc {
                         params.check_packet(*packet_bytes).map_err(|m| at(format!("{p}.transport.cc.params"), m))?;
                     }
+                }
+            }
+            if let Some(a) = &c.access {
+                check_access(a, &format!("{p}.access"))?;
+                let kind = match c.arrivals {
+                    Arrivals::Poisson { .. } => "poisson",
+                    Arrivals::FlowList { .. } => "flow_list",
+                    Arrivals::LongLived { .. } => "long_lived",
+                    Arrivals::Starts { .. } => "starts",
+                };
+                if let Some(why) = access_misfit(kind, matches!(c.transport, Transport::Window { .. })) {
+                    return err(format!("{p}.access"), why);
                 }
             }
             let never_ending = matches!(c.arrivals, Arrivals::LongLived { .. } | Arrivals::Starts { .. });

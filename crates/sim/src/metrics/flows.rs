@@ -7,7 +7,11 @@ pub struct FlowRecord {
     pub class: u32,
     /// Bytes to transfer (u64::MAX: a flow that never ends).
     pub size: u64,
+    /// When the file arrived at the sender (a chunk of an access-controlled class
+    /// enters its queue then).
     pub arrival: SimTime,
+    /// When its connection opened (later than the arrival for a chunk that waited).
+    pub start: Option<SimTime>,
     pub finish: Option<SimTime>,
     pub bytes_delivered: u64,
     pub retransmissions: u32,
@@ -16,7 +20,7 @@ pub struct FlowRecord {
 
 impl FlowRecord {
     pub fn new(class: u32, size: u64, arrival: SimTime) -> Self {
-        FlowRecord { class, size, arrival, finish: None, bytes_delivered: 0, retransmissions: 0, timeouts: 0 }
+        FlowRecord { class, size, arrival, start: None, finish: None, bytes_delivered: 0, retransmissions: 0, timeouts: 0 }
     }
 }
 
@@ -29,9 +33,12 @@ pub struct FlowTable {
     pub size: Vec<f64>,
     /// Arrival time of the flow (s).
     pub arrival: Vec<f64>,
+    /// When its connection opened (s): the arrival, or for a chunk of an
+    /// access-controlled class the end of its wait; NaN if it never started.
+    pub start: Vec<f64>,
     /// When the receiver held every byte (s); NaN if unfinished.
     pub finish: Vec<f64>,
-    /// finish - arrival (s); NaN if unfinished.
+    /// finish - arrival (s), waiting included; NaN if unfinished.
     pub completion_time: Vec<f64>,
     /// Bytes the receiver holds in order at finish (or at the end of the run).
     pub bytes_delivered: Vec<u64>,
@@ -51,6 +58,7 @@ impl FlowTable {
             ft.id.push(id as u32);
             ft.size.push(if r.size == u64::MAX { f64::NAN } else { r.size as f64 });
             ft.arrival.push(r.arrival.as_secs_f64());
+            ft.start.push(r.start.map(|s| s.as_secs_f64()).unwrap_or(f64::NAN));
             ft.finish.push(r.finish.map(|f| f.as_secs_f64()).unwrap_or(f64::NAN));
             ft.completion_time.push(r.finish.map(|f| (f - r.arrival).as_secs_f64()).unwrap_or(f64::NAN));
             ft.bytes_delivered.push(if r.finish.is_some() { r.size } else { r.bytes_delivered });

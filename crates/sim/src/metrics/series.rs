@@ -17,6 +17,11 @@ pub const QUEUE_PACKETS: u8 = 0;
 pub const QUEUE_BYTES: u8 = 1;
 pub const THROUGHPUT_BPS: u8 = 2;
 pub const ACTIVE_FLOWS: u8 = 3;
+/// Access control (only in runs with an access-controlled class): the limit M, and
+/// the chunks transferring and waiting.
+pub const ACCESS_LIMIT: u8 = 4;
+pub const ACCESS_ACTIVE: u8 = 5;
+pub const ACCESS_WAITING: u8 = 6;
 
 impl Series {
     /// An empty series over links and classes (entities: links first, then classes).
@@ -26,6 +31,12 @@ impl Series {
             entity_names: links.chain(classes).collect(),
             ..Series::default()
         }
+    }
+
+    /// Name the access-control metrics too (a run with an access-controlled class).
+    pub fn with_access_metrics(mut self) -> Self {
+        self.metric_names.extend(["access_limit", "access_active", "access_waiting"].map(String::from));
+        self
     }
 
     /// One row.

@@ -4,6 +4,7 @@ use crate::config::describe_fault;
 use crate::engine::SimTime;
 use crate::net::{Graph, LinkConfig};
 use crate::settings::{err, Duration, Rate, Result, ScenarioError, Table};
+use crate::traffic::access::{access_misfit, read_access};
 use crate::traffic::arrivals::read_flow_list;
 use crate::traffic::files::resolve;
 use crate::traffic::{Arrivals, ClassConfig, Phase, SizeDist};
@@ -107,6 +108,12 @@ pub(super) fn read_class(
             )
         }
     };
+    let access = read_access(&mut t)?;
+    if access.is_some() {
+        if let Some(why) = access_misfit(&kind, matches!(transport, Transport::Window { .. })) {
+            return err(t.key_path("access"), why);
+        }
+    }
     for &(key, types) in TYPE_KEYS {
         if t.present(key) && !types.split(" or ").any(|x| x == kind) {
             return err(t.key_path(key), format!("only {types} traffic takes `{key}` (this class is {kind})"));
@@ -122,7 +129,7 @@ pub(super) fn read_class(
         }
     }
     t.finish(&format!("a {kind} class"))?;
-    Ok(ClassConfig { name, src, dst, route, ack_route, start, stop, arrivals, transport, phase })
+    Ok(ClassConfig { name, src, dst, route, ack_route, start, stop, arrivals, transport, access, phase })
 }
 
 /// `phase = "zero"` (the default) or `"random"`: where in its first packet

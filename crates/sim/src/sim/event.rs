@@ -21,6 +21,8 @@ pub enum Owner {
     Conn { slot: u32, flow: u32, timer: ConnTimer },
     /// A traffic class's arrival process.
     Source(u32),
+    /// A traffic class's access controller.
+    Access(u32),
     /// The sampler of the series table.
     Recorder,
 }

@@ -6,6 +6,7 @@
 //! connection, a class's arrival process, the recorder). It hands each to its
 //! owner; the network (`network.rs`) moves packets, and nothing here is
 //! protocol-specific beyond handing a packet to its connection.
+mod access;
 mod event;
 mod network;
 mod report;
@@ -41,6 +42,8 @@ struct ClassRun {
     /// Rate-based classes whose receivers report back (TFRC and its kin).
     feedback: bool,
     active: u64,
+    /// The controller of a class with access control (`access.rs`).
+    access: Option<access::AccessRun>,
     /// Flows started so far (the index of the next one within the class).
     started: u64,
     delivered: u64,
@@ -96,13 +99,17 @@ impl Simulation {
                 cc,
                 feedback,
                 active: 0,
+                access: c.access.as_ref().map(|a| access::AccessRun::new(a, c.start, cfg.warmup)),
                 started: 0,
                 delivered: 0,
                 delivered_at_sample: 0,
                 delivered_after_warmup: 0,
             });
         }
-        let series = Series::new(cfg.links.iter().map(|l| l.name.clone()), cfg.classes.iter().map(|c| c.name.clone()));
+        let mut series = Series::new(cfg.links.iter().map(|l| l.name.clone()), cfg.classes.iter().map(|c| c.name.clone()));
+        if cfg.classes.iter().any(|c| c.access.is_some()) {
+            series = series.with_access_metrics();
+        }
         let net = Network { now: SimTime::ZERO, queue: EventQueue::new(), links, routes, counters: PacketCounters::default() };
         Ok(Simulation {
             net,
@@ -138,6 +145,7 @@ impl Simulation {
                 self.net.queue.arm(&mut cr.timer, Event::Timer(Owner::Source(ci as u32)));
             }
         }
+        self.access_schedule_initial();
         if let Some(iv) = self.cfg.record.interval {
             self.recorder.set(iv);
             self.net.queue.arm(&mut self.recorder, Event::Timer(Owner::Recorder));
@@ -166,6 +174,7 @@ impl Simulation {
                     match owner {
                         Owner::Conn { slot, flow, timer } => self.conn_timer(slot, flow, timer),
                         Owner::Source(ci) => self.source_fired(ci),
+                        Owner::Access(ci) => self.access_fired(ci),
                         Owner::Recorder => self.sample(),
                     }
                 }
@@ -201,11 +210,21 @@ impl Simulation {
         }
     }
 
-    /// A new flow of `bytes` (u64::MAX: never ends) in class `ci`.
+    /// A new flow of `bytes` (u64::MAX: never ends) in class `ci`; in a class with
+    /// access control, a chunk that waits for its turn.
     fn start_flow(&mut self, ci: u32, bytes: u64) {
-        let now = self.net.now;
+        if self.classes[ci as usize].access.is_some() {
+            return self.access_arrival(ci, bytes);
+        }
         let flow = self.records.len() as u32;
-        self.records.push(FlowRecord::new(ci, bytes, now));
+        self.records.push(FlowRecord::new(ci, bytes, self.net.now));
+        self.open_flow(ci, flow, bytes);
+    }
+
+    /// Open the connection of flow `flow` (its record exists) of class `ci`.
+    fn open_flow(&mut self, ci: u32, flow: u32, bytes: u64) {
+        let now = self.net.now;
+        self.records[flow as usize].start = Some(now);
         let cr = &mut self.classes[ci as usize];
         cr.active += 1;
         let index = cr.started;
@@ -314,6 +333,12 @@ impl Simulation {
             if tcp.receiver_done() && rec.finish.is_none() {
                 rec.finish = Some(now);
                 cr.active -= 1;
+                if cr.access.is_some() {
+                    let ci = tcp.ep.class;
+                    self.net.send_all(out);
+                    self.net.arm_tcp(tcp, slot);
+                    return self.access_completed(ci);
+                }
             }
         }
         self.net.send_all(out);
@@ -430,6 +455,7 @@ impl Simulation {
             self.series.push(t, THROUGHPUT_BPS, nl + ci as u32, thr);
             self.series.push(t, ACTIVE_FLOWS, nl + ci as u32, c.active as f64);
         }
+        self.access_sample(t, nl);
         let next = now + iv;
         if next <= self.cfg.duration {
             self.recorder.set(next);

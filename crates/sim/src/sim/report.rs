@@ -52,6 +52,8 @@ impl Simulation {
             let thr = if measured > 0.0 { self.classes[ci].delivered_after_warmup as f64 * 8.0 / measured } else { 0.0 };
             put(&format!("{}.throughput_bps", c.name), Scalar::Num(thr));
         }
+        self.access_summary(end, &mut |k, v| summary.push((k, v)));
+        let mut put = |k: &str, v: Scalar| summary.push((k.to_string(), v));
         put("events", Scalar::Int(self.events as i64));
         put("wall_time_s", Scalar::Num(self.wall_secs));
         put("events_per_s", Scalar::Num(self.events as f64 / self.wall_secs.max(1e-9)));

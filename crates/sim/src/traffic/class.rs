@@ -3,6 +3,7 @@ use super::arrivals::Arrivals;
 use crate::engine::SimTime;
 use crate::transport::rate::RateConfig;
 use crate::transport::Transport;
+use cclab_control::AccessParams;
 use serde::{Deserialize, Serialize};
 
 /// A traffic class of a validated scenario.
@@ -23,6 +24,9 @@ pub struct ClassConfig {
     pub stop: Option<SimTime>,
     pub arrivals: Arrivals,
     pub transport: Transport,
+    /// Access control of the class's files (absent from the canonical form when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<AccessParams>,
     /// Where in its first packet interval each constant-rate flow starts (absent
     /// from the canonical form when `zero`).
     #[serde(default, skip_serializing_if = "Phase::is_zero")]

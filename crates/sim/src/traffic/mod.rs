@@ -1,4 +1,5 @@
 //! Traffic: flow-size distributions, arrival processes and traffic classes.
+pub mod access;
 pub mod arrivals;
 pub mod class;
 pub mod files;
