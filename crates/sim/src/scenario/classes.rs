@@ -112,6 +112,11 @@ pub(super) fn read_class(
             return err(t.key_path(key), format!("only {types} traffic takes `{key}` (this class is {kind})"));
         }
     }
+    if let Transport::Rate { cc: RateConfig::Rcp(_), .. } = &transport {
+        if !route.iter().any(|&l| names.links[l as usize].queue.is_rcp()) {
+            return err(t.key_path("route"), crate::config::RCP_ROUTE);
+        }
+    }
     for &l in &route {
         let link = &names.links[l as usize];
         if !link.queue.holds(transport.max_packet()) {
