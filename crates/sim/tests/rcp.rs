@@ -15,8 +15,13 @@ use common::{config, run};
 /// `rate_mbps` and 20 ms one way (RTT 40 ms) aiming at `target`, measured over
 /// [10, 20] s: each flow's throughput, and the link.
 fn single_link(n: usize, rate_mbps: u64, target: f64, min_queue: bool) -> (Vec<f64>, RunResult) {
+    single_link_with(n, rate_mbps, target, min_queue, json!({}))
+}
+
+/// The same with the hosts' parameters `cc`.
+fn single_link_with(n: usize, rate_mbps: u64, target: f64, min_queue: bool, cc: Value) -> (Vec<f64>, RunResult) {
     let traffic: Vec<Value> = (0..n)
-        .map(|i| json!({"name": format!("f{i}"), "type": "long_lived", "src": "a", "dst": "b", "protocol": "rcp", "packet_size": 1000, "start": format!("{}ms", 37 * i)}))
+        .map(|i| json!({"name": format!("f{i}"), "type": "long_lived", "src": "a", "dst": "b", "protocol": "rcp", "packet_size": 1000, "start": format!("{}ms", 37 * i), "cc": cc}))
         .collect();
     let doc = json!({
         "duration": "20s", "warmup": "10s",
@@ -48,12 +53,18 @@ fn n_long_flows_converge_to_c_over_n() {
             assert!((x / fair - 1.0).abs() < 0.01, "n {n}, target {target}: flow {i} at {x:.0} bit/s, fair share {fair:.0}");
         }
         assert!((l.utilization / target - 1.0).abs() < 0.01, "n {n}: utilization {} for a target of {target}", l.utilization);
-        // Nothing is lost once converged; the reverse link carries one 40-byte
-        // answer per datagram.
+        // Nothing is lost once converged. The reverse link carries 40-byte answers,
+        // only to datagrams with news: at most one per rate update (every 10 ms)
+        // plus one per RTT (40 ms) per flow over the 10 s measured.
         assert_eq!(l.drops, 0);
-        assert_eq!(r.links[1].bytes_sent, 40 * r.links[1].packets_sent);
-        assert!((r.links[1].packets_sent as f64 / l.packets_sent as f64 - 1.0).abs() < 0.01);
+        let rev = &r.links[1];
+        assert_eq!(rev.bytes_sent, 40 * rev.packets_sent);
+        assert!(rev.packets_sent <= (n as u64 * 1250).min(l.packets_sent), "{} answers to {} datagrams", rev.packets_sent, l.packets_sent);
     }
+    // With `answer_every`, ns-2's hosts: one answer per datagram, and the same rates.
+    let (thr, r) = single_link_with(10, 20, 1.0, true, json!({"answer_every": true}));
+    assert!((r.links[1].packets_sent as f64 / r.links[0].packets_sent as f64 - 1.0).abs() < 0.005);
+    assert!(thr.iter().all(|x| (x / 2e6 - 1.0).abs() < 0.01), "{thr:?}");
     let (_, r) = single_link(25, 20, 0.85, false);
     assert!(r.links[0].utilization < 0.82, "{}", r.links[0].utilization);
 }

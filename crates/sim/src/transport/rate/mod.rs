@@ -297,5 +297,5 @@ rate_protocols! {
     Tfrc => Tfrc,
     Tfcbr => Tfcbr,
     Rdtf => Rdtf,
-    Rcp => Box<Rcp>,
+    Rcp => Rcp,
 }
