@@ -149,6 +149,8 @@ pub fn field_of(bps: f32) -> u32 {
 /// One step of eq. (1): the new rate from the old one over an interval of `t`
 /// seconds, with mean RTT `d` (s), capacity `c` and arrival rate `y` (bit/s), and
 /// queue `q` (bits); clipped to [floor, c].
+// (Eq. 1's symbols, one argument each.)
+#[allow(clippy::too_many_arguments)]
 pub fn next_rate(r: f64, t: f64, d: f64, c: f64, y: f64, q: f64, alpha: f64, beta: f64, floor: f64) -> f64 {
     let r = r * (1.0 + (t / d) * (alpha * (c - y) - beta * q / d) / c);
     r.clamp(floor.min(c), c)
