@@ -141,4 +141,12 @@ fn finite_flows_finish_and_keys_are_checked() {
     assert!(e.contains("gamma") && e.contains("unknown"), "{e}");
     let e = bad(with_queue(json!({"limit": "10pkts"})));
     assert!(e.contains("traffic[0].route") && e.contains("rcp"), "{e}");
+    // Long-lived classes take `starts` (seconds, any order) as CBR classes do.
+    let mut doc = with_queue(json!({"type": "rcp"}));
+    doc["duration"] = json!("2s");
+    doc["traffic"][0]["starts"] = json!([0.5, 0.1]);
+    let r = run(&doc);
+    assert_eq!(r.flows.arrival, vec![0.1, 0.5]);
+    doc["traffic"][0]["count"] = json!(2);
+    assert!(bad(doc).contains("either count or starts"));
 }
