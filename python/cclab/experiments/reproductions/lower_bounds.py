@@ -730,11 +730,14 @@ def sqrt_n_beyond(ctx: Context) -> Outcome:
 # ----------------------------------------------------------------------------- Section VII (RCP)
 
 #: Section VII's dumbbell: a 200 Mbps, 30 ms core link with a 10-packet buffer, 1000-byte
-#: packets, RTT 90 ms for every flow (the access links add 7.5 ms each way on each side).
+#: packets (1040 on the wire with RCP's header), RTT 90 ms for every flow (the access links add 7.5 ms each way on each side).
 #: ``scenarios/lower-bounds/rcp.toml`` is the same scenario as a file.
 RCP_CORE_BPS = 200e6
 RCP_BUFFER = 10
 RCP_D_NS = PACKET_BYTES * 8 * 1_000_000_000 // int(RCP_CORE_BPS)  # D = 40 us
+#: Bytes of an RCP datagram on the wire: ns-2's RCP agent adds its 40-byte header
+#: (``RCP_HDR_BYTES``) to the 1000-byte packet size (``rcp-host.cc``, ``sendpkt``).
+RCP_WIRE_BYTES = PACKET_BYTES + 40
 #: The paper's text on Fig. 13: the loss rates stabilise "around 30%" under RCP.
 PAPER_RCP_PLATEAU = 0.30
 
@@ -758,7 +761,7 @@ def rcp_scenario(starts_s, target: float, duration_s: float, warmup_s: float, se
              "queue": access},
         ],
         "traffic": [{"name": "rcp", "type": "long_lived", "src": "senders", "dst": "receivers",
-                     "protocol": "rcp", "packet_size": PACKET_BYTES, "starts": [float(s) for s in starts_s]}],
+                     "protocol": "rcp", "packet_size": RCP_WIRE_BYTES, "starts": [float(s) for s in starts_s]}],
         "record": {"interval": "0s"},
     }
 
@@ -859,6 +862,7 @@ def rcp_fig13(ctx: Context) -> Outcome:
         "not help RCP to lessen the losses'; the load oscillates widely as N grows. Its Fig. 13 is not "
         "digitised: the claims are tested as stated below, the plateau being N >= 300. Our setting: RCP as "
         "in docs/protocols.md (RCP), alpha = beta = 0.4, T = min(d, 10 ms), the queue at the update; "
+        "datagrams of 1040 bytes on the wire (1000 plus ns-2's 40-byte RCP header); "
         "flows start at the exponential inter-arrival times of Fig. 2 (mean D/U, D = 40 us: the smooth "
         "model's own draws for each run, unstated in the paper), each sends its SYN at its arrival. Loss = "
         "drops / arrivals at the core over the measured window. Beside: the loss of the ideally smooth "
