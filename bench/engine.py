@@ -51,7 +51,7 @@ from = "a"
 to = "b"
 rate = "{rate}"
 delay = "{delay}"
-queue = {{ type = "droptail", limit = "{rtt}" }}
+queue = {{ type = "{queue}", limit = "{rtt}" }}
 [[traffic]]
 name = "long"
 type = "long_lived"
@@ -79,8 +79,10 @@ CONTROLLERS = [
 ]
 
 
-def long_flows(rate: str, delay: str, rtt: str, flows: int, duration: str, protocol: str = "", tcp: str = "") -> str:
-    return LONG_FLOWS.format(rate=rate, delay=delay, rtt=rtt, flows=flows, duration=duration, protocol=protocol, tcp=tcp)
+def long_flows(rate: str, delay: str, rtt: str, flows: int, duration: str, protocol: str = "", tcp: str = "",
+               queue: str = "droptail") -> str:
+    return LONG_FLOWS.format(rate=rate, delay=delay, rtt=rtt, flows=flows, duration=duration, protocol=protocol, tcp=tcp,
+                             queue=queue)
 
 
 def engine_binary() -> Path:
@@ -172,6 +174,8 @@ RATE_SENDERS = [
     ("tfrc (§4.5, §5.5 on)", 'protocol = "tfrc"\ncc = { discounting = true, oscillation_reduction = true }'),
     ("tfcbr", 'protocol = "tfcbr"'),
     ("rdtf", 'protocol = "rdtf"'),
+    # RCP needs its router: the bottleneck's queue is RCP's (same drop-tail buffer).
+    ("rcp (rcp bottleneck)", 'protocol = "rcp"'),
 ]
 
 
@@ -188,7 +192,8 @@ def rate_senders(binary: Path, repeat: int) -> bool:
     last = {}
     for _ in range(repeat):
         for label, protocol in RATE_SENDERS:
-            r = run_binary(binary, long_flows(rate, delay, rtt, 100, "10s", protocol))
+            queue = "rcp" if 'protocol = "rcp"' in protocol else "droptail"
+            r = run_binary(binary, long_flows(rate, delay, rtt, 100, "10s", protocol, queue=queue))
             per_tx[label].append(r["cpu_time_s"] / r["transmissions"] * 1e9)
             per_data[label].append(r["cpu_time_s"] / r["links"]["bottleneck"] * 1e9)
             last[label] = r

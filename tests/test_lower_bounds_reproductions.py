@@ -14,7 +14,7 @@ FAST = [f"lowerbounds-fig{i}" for i in range(4, 13)]
 
 def test_all_entries_registered():
     names = {e.name for e in catalogue.entries()}
-    assert set(FAST) | {"lowerbounds-sqrt-n-beyond"} <= names
+    assert set(FAST) | {"lowerbounds-sqrt-n-beyond", "lowerbounds-rcp"} <= names
 
 
 @pytest.mark.parametrize("name", FAST)
@@ -48,3 +48,38 @@ def test_queue_trace_passes_through_every_wait():
     for p, w in zip(st.phase[order], st.queue[order]):
         at = q[t == p]
         assert np.any(np.isclose(at, w)) and np.any(np.isclose(at, w + 1))
+
+
+def test_rcp_scenario_is_the_scenario_file():
+    # The entry's scenario and scenarios/lower-bounds/rcp.toml validate to the same links.
+    import tomllib
+    from pathlib import Path
+
+    import cclab
+
+    path = Path(__file__).resolve().parent.parent / "scenarios" / "lower-bounds" / "rcp.toml"
+    from_file = cclab.validate(tomllib.loads(path.read_text()))["config"]
+    built = cclab.validate(rep.rcp_scenario([0.0] * 100, 1.0, 20.0, 10.0))["config"]
+    assert built["links"] == from_file["links"]
+    assert built["links"][2]["queue"]["type"] == "rcp"
+    assert built["links"][2]["queue"]["limit_packets"] == 10
+
+
+def test_rcp_small_n_at_85_percent_converges_without_loss():
+    # N = 100 at an 85% target: every run reaches 85% of 200 Mbps within 0.1%, losing
+    # nothing over [3, 6] s (measured: 0.8496-0.8498, no drop, in runs 0-2).
+    for run in range(3):
+        r = rep.rcp_run(100, 0.85, run, seed=1, duration_s=6.0, warmup_s=3.0)
+        assert r["loss_rate"] == 0.0
+        assert abs(r["utilization"] / 0.85 - 1) < 1e-3, r
+
+
+@pytest.mark.slow
+def test_rcp_quick(tmp_path, request):
+    # About 20 s: only when slow tests are selected (pytest -m slow).
+    if "slow" not in (request.config.getoption("-m") or ""):
+        pytest.skip("slow: run with -m slow")
+    outcome, paths = catalogue.get("lowerbounds-rcp").run(quick=True, out=tmp_path, seed=1, progress=False)
+    assert len(outcome.data) == 8 and {"n_flows", "target_utilization", "loss_rate", "utilization"} <= set(outcome.data)
+    for p in paths.values():
+        assert p.exists() and p.stat().st_size > 0

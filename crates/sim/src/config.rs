@@ -152,6 +152,11 @@ impl Config {
                     if let RateConfig::Pareto(params) = cc {
                         params.check_packet(*packet_bytes).map_err(|m| at(format!("{p}.transport.cc.params"), m))?;
                     }
+                    if let RateConfig::Rcp(_) = cc {
+                        if !c.route.iter().any(|&l| self.links[l as usize].queue.is_rcp()) {
+                            return err(format!("{p}.route"), RCP_ROUTE);
+                        }
+                    }
                 }
             }
             if let Some(a) = &c.access {
@@ -187,6 +192,9 @@ impl Config {
         Ok(())
     }
 }
+
+/// Why an RCP class's route must cross an RCP link.
+pub const RCP_ROUTE: &str = "an rcp class's route must cross at least one link whose queue is RCP's (queue = { type = \"rcp\" }): nothing else sets its rate";
 
 /// What is wrong with a route, in words.
 pub fn describe_fault(f: &RouteFault) -> String {

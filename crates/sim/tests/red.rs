@@ -211,7 +211,7 @@ fn every_bad_value_names_its_key() {
     refused(json!({"type": "linear", "min_th": "0pkts", "max_th": "10pkts"}), "links[0].queue.max_p: missing: the marking probability at max_th");
     refused(json!({"type": "linear", "min_th": "0pkts", "max_th": "10pkts", "max_p": 0.1, "gentle": true}),
             "links[0].queue.gentle: unknown key; a queue takes: type, limit, min_th, max_th, max_p, weight, mean_packet_size, ecn");
-    refused(json!({"type": "codel"}), "links[0].queue.type: unknown queue discipline \"codel\"; expected \"droptail\", \"red\" or \"linear\"");
+    refused(json!({"type": "codel"}), "links[0].queue.type: unknown queue discipline \"codel\"; expected \"droptail\", \"red\", \"linear\" or \"rcp\"");
     refused(json!({"type": "droptail", "ecn": true}), "links[0].queue.ecn: unknown key; a queue takes: type, limit");
     let e = load(&with_queue(json!({}), json!({"ecn": "yes"}))).unwrap_err();
     assert_eq!(e, "traffic[0].tcp.ecn: expected true or false, got \"yes\"");

@@ -7,22 +7,11 @@ use cclab_sim::metrics::series::THROUGHPUT_BPS;
 use cclab_sim::metrics::RunResult;
 use cclab_sim::scenario::build;
 use cclab_sim::transport::cc::Registry;
-use cclab_sim::Simulation;
 use serde_json::{json, Value};
 use std::path::Path;
 
-fn config(doc: &Value) -> Config {
-    build(doc, Path::new("."), None, &Registry::new()).unwrap().0
-}
-
-fn run(doc: &Value) -> RunResult {
-    let sim = Simulation::new(config(doc), vec![]);
-    let r = sim.run(&mut |_| true);
-    // Every packet ever sent was delivered, dropped, or is still on a wire.
-    let n = |k: &str| r.num(k) as u64;
-    assert_eq!(n("packets_sent"), n("packets_delivered") + n("packets_dropped") + n("packets_in_flight"));
-    r
-}
+mod common;
+use common::{config, run};
 
 /// The per-second throughput of class `name` after `from` seconds (bits per second).
 fn per_second(r: &RunResult, name: &str, from: f64) -> Vec<f64> {

@@ -197,7 +197,7 @@ impl Link {
         let size = pkt.size;
         let q_packets = (self.wire.len() - self.started) as u64;
         let (q_bytes, busy_until, flags) = (self.q_bytes, self.busy_until, pkt.flags);
-        let verdict = self.queue.admit(q_packets, q_bytes, size, || Arrival {
+        let verdict = self.queue.admit(q_packets, q_bytes, &mut pkt, || Arrival {
             now,
             q_packets,
             q_bytes,
@@ -282,6 +282,25 @@ impl Link {
     /// packets are admitted; `advance` only moves the queue-length cursor.
     pub fn queue_len(&self) -> (u64, u64) {
         ((self.wire.len() - self.started) as u64, self.q_bytes)
+    }
+
+    /// RCP's update is due at `now` (`Discipline::Rcp`'s timer): returns the time
+    /// of the next one (None: the link runs no RCP).
+    pub fn rcp_update(&mut self, now: SimTime) -> Option<SimTime> {
+        self.advance(now);
+        let q_bytes = self.q_bytes;
+        match &mut self.queue {
+            Discipline::Rcp(r) => Some(r.update(now, q_bytes)),
+            _ => None,
+        }
+    }
+
+    /// The timer of the link's RCP updates (None: the link runs no RCP).
+    pub fn rcp_timer(&mut self) -> Option<&mut crate::engine::Timer> {
+        match &mut self.queue {
+            Discipline::Rcp(r) => Some(&mut r.timer),
+            _ => None,
+        }
     }
 
     /// Packets on the wire (waiting, in transmission or propagating).

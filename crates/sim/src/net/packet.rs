@@ -31,10 +31,13 @@ pub struct Packet {
     /// ACK: the one-way delay of the data segment whose arrival triggered it
     /// (receive time minus send time), in nanoseconds (saturating at 4.29 s).
     /// Datagram: the sender's RTT estimate in microseconds (RFC 5348 §3.2.1; 0:
-    /// none). Zero otherwise.
+    /// none). Rate feedback carrying its report in the header (`sack` 0): the
+    /// report's rate, as f32 bits (RCP's echo). Zero otherwise.
     pub owd: u32,
     /// ACK: the receiver's record of the SACK blocks it carries (0: none). Rate
-    /// feedback: the record of the report it carries.
+    /// feedback: the record of the report it carries (0: the report is in the
+    /// header). RCP datagram: its rate field, bit/s as f32 bits, which each RCP
+    /// link lowers to its own rate (0: not an RCP datagram).
     pub sack: u32,
     /// Flow id (unique for the run): tells a live connection from a reused slot.
     pub flow: u32,

@@ -32,7 +32,7 @@ const TYPE_KEYS: &[(&str, &str)] = &[
     ("count", "long_lived or cbr"),
     ("file", "flow_list"),
     ("rate", "cbr"),
-    ("starts", "cbr"),
+    ("starts", "long_lived or cbr"),
 ];
 
 /// Read a traffic class; adds its offered load (bits per second) to `offered_bps`.
@@ -82,13 +82,13 @@ pub(super) fn read_class(
             }
             a
         }
-        "long_lived" => Arrivals::LongLived { count: read_count(&mut t)? },
+        "long_lived" => read_starts(&mut t)?,
         "flow_list" => {
             let file: String = t.req("file", "flow_list traffic needs a CSV file with columns start, size, class")?;
             Arrivals::FlowList { flows: read_flow_list(&resolve(base_dir, &file), &name, &t.key_path("file"))? }
         }
         "cbr" => {
-            let a = read_cbr_starts(&mut t)?;
+            let a = read_starts(&mut t)?;
             let n = match &a {
                 Arrivals::LongLived { count } => *count as f64,
                 Arrivals::Starts { times_ns } => times_ns.len() as f64,
@@ -117,6 +117,11 @@ pub(super) fn read_class(
     for &(key, types) in TYPE_KEYS {
         if t.present(key) && !types.split(" or ").any(|x| x == kind) {
             return err(t.key_path(key), format!("only {types} traffic takes `{key}` (this class is {kind})"));
+        }
+    }
+    if let Transport::Rate { cc: RateConfig::Rcp(_), .. } = &transport {
+        if !route.iter().any(|&l| names.links[l as usize].queue.is_rcp()) {
+            return err(t.key_path("route"), crate::config::RCP_ROUTE);
         }
     }
     for &l in &route {
@@ -173,7 +178,9 @@ fn read_count(t: &mut Table) -> Result<u32> {
     Ok(count)
 }
 
-fn read_cbr_starts(t: &mut Table) -> Result<Arrivals> {
+/// Never-ending flows: `count` at the class's start, or one at each of `starts`
+/// (seconds; long-lived and CBR classes).
+fn read_starts(t: &mut Table) -> Result<Arrivals> {
     let starts = t.get::<Vec<f64>>("starts")?;
     match (starts, t.present("count")) {
         (Some(_), true) => err(t.key_path("count"), "give either count or starts, not both"),

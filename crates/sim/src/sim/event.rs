@@ -25,6 +25,8 @@ pub enum Owner {
     Access(u32),
     /// The sampler of the series table.
     Recorder,
+    /// A link's queue discipline (RCP's rate updates), by link index.
+    Link(u32),
 }
 
 /// An event: a packet arriving somewhere, or a timer firing for an owner (16 bytes).

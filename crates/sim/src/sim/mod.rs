@@ -145,6 +145,13 @@ impl Simulation {
                 self.net.queue.arm(&mut cr.timer, Event::Timer(Owner::Source(ci as u32)));
             }
         }
+        // Links whose queue discipline keeps a timer (RCP's updates): the first is
+        // already set.
+        for (l, link) in self.net.links.iter_mut().enumerate() {
+            if let Some(timer) = link.rcp_timer() {
+                self.net.queue.arm(timer, Event::Timer(Owner::Link(l as u32)));
+            }
+        }
         self.access_schedule_initial();
         if let Some(iv) = self.cfg.record.interval {
             self.recorder.set(iv);
@@ -176,6 +183,7 @@ impl Simulation {
                         Owner::Source(ci) => self.source_fired(ci),
                         Owner::Access(ci) => self.access_fired(ci),
                         Owner::Recorder => self.sample(),
+                        Owner::Link(l) => self.link_timer(l),
                     }
                 }
             }
@@ -368,7 +376,8 @@ impl Simulation {
         // existed): a finite flow finishes when every byte has arrived.
         if cs.feedback || rec.size != u64::MAX {
             rec.bytes_delivered += pkt.len as u64;
-            if rec.bytes_delivered == rec.size {
+            // (A probe carries no bytes: it finishes nothing.)
+            if pkt.len > 0 && rec.bytes_delivered == rec.size {
                 rec.finish = Some(now);
             }
         }
@@ -426,13 +435,32 @@ impl Simulation {
                             self.net.arm_rate(r, slot);
                         }
                         _ => {
-                            r.tx.on_cc_deadline(now);
+                            let probe = r.tx.on_cc_deadline(now);
                             self.net.arm_rate(r, slot);
+                            if let Some(p) = probe {
+                                self.net.send(p);
+                            }
                         }
                     },
                 }
             }
         }
+    }
+
+    /// A link's queue discipline is due to run (RCP's rate update).
+    fn link_timer(&mut self, l: u32) {
+        let now = self.net.now;
+        let link = &mut self.net.links[l as usize];
+        let timer = link.rcp_timer().expect("a link timer of a link that runs RCP");
+        match self.net.queue.fire(timer, now) {
+            Firing::Stale => return,
+            Firing::Early => {}
+            Firing::Due => {
+                link.rcp_update(now);
+            }
+        }
+        let timer = link.rcp_timer().expect("RCP");
+        self.net.queue.arm(timer, Event::Timer(Owner::Link(l)));
     }
 
     fn sample(&mut self) {

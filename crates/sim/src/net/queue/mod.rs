@@ -5,18 +5,22 @@
 //! table by the discipline's own file) and a run-time state (a variant of
 //! [`Discipline`], built from the configuration for one run). Drop-tail's state
 //! is its configuration; RED and the linear profile keep an average queue, a
-//! counter and a random stream of their own.
+//! counter and a random stream of their own; RCP (`rcp.rs`) a rate it updates
+//! at a timer of the link's and writes into the packets it admits.
 mod average;
 mod droptail;
 mod linear;
+pub mod rcp;
 mod red;
 
 pub use average::Average;
 pub use droptail::DropTail;
 pub use linear::{Linear, LinearState};
+pub use rcp::{Rcp, RcpState};
 pub use red::{Red, RedState};
 
 use crate::engine::SimTime;
+use crate::net::packet::Packet;
 use crate::settings::{err, QueueLimit, Result, Table};
 use cclab_rng::{StreamKey, Xoshiro256pp};
 use serde::{Deserialize, Serialize};
@@ -79,6 +83,7 @@ pub enum Queue {
     DropTail(DropTail),
     Red(Red),
     Linear(Linear),
+    Rcp(Rcp),
 }
 
 impl Default for Queue {
@@ -95,7 +100,8 @@ impl Queue {
             "droptail" => Queue::DropTail(DropTail::read(t, rate_bps)?),
             "red" => Queue::Red(Red::read(t, rate_bps)?),
             "linear" => Queue::Linear(Linear::read(t, rate_bps)?),
-            other => return err(t.key_path("type"), format!("unknown queue discipline {other:?}; expected \"droptail\", \"red\" or \"linear\"")),
+            "rcp" => Queue::Rcp(Rcp::read(t, rate_bps)?),
+            other => return err(t.key_path("type"), format!("unknown queue discipline {other:?}; expected \"droptail\", \"red\", \"linear\" or \"rcp\"")),
         };
         if let Err((key, msg)) = q.validate() {
             return err(t.key_path(key), msg);
@@ -109,6 +115,7 @@ impl Queue {
             Queue::DropTail(_) => Ok(()),
             Queue::Red(r) => r.validate(),
             Queue::Linear(l) => l.validate(),
+            Queue::Rcp(r) => r.validate(),
         }
     }
 
@@ -118,7 +125,13 @@ impl Queue {
             Queue::DropTail(d) => (d.limit_packets, d.limit_bytes),
             Queue::Red(r) => (r.limit_packets, r.limit_bytes),
             Queue::Linear(l) => (l.limit_packets, l.limit_bytes),
+            Queue::Rcp(r) => (r.limit_packets, r.limit_bytes),
         }
+    }
+
+    /// Whether the link runs RCP (sets the rate of the RCP flows crossing it).
+    pub fn is_rcp(&self) -> bool {
+        matches!(self, Queue::Rcp(_))
     }
 
     /// Whether a packet of `bytes` fits an empty buffer (a byte limit below a
@@ -141,6 +154,7 @@ pub enum Discipline {
     DropTail(DropTail),
     Red(Box<RedState>),
     Linear(Box<LinearState>),
+    Rcp(Box<RcpState>),
 }
 
 impl Discipline {
@@ -150,18 +164,21 @@ impl Discipline {
             Queue::DropTail(d) => Discipline::DropTail(d.clone()),
             Queue::Red(r) => Discipline::Red(Box::new(RedState::new(r, rate_bps, rng))),
             Queue::Linear(l) => Discipline::Linear(Box::new(LinearState::new(l, rate_bps, rng))),
+            Queue::Rcp(r) => Discipline::Rcp(Box::new(RcpState::new(r, rate_bps))),
         }
     }
 
-    /// Decide on a packet of `size` bytes arriving to `q_packets` / `q_bytes`
-    /// waiting; `arrival` says the rest, for the disciplines that need it (drop-tail
-    /// never builds it, which keeps its per-packet work what it was).
+    /// Decide on a packet `pkt` arriving to `q_packets` / `q_bytes` waiting;
+    /// `arrival` says the rest, for the disciplines that need it (drop-tail never
+    /// builds it, which keeps its per-packet work what it was). RCP may lower the
+    /// rate field of a packet it admits.
     #[inline]
-    pub fn admit(&mut self, q_packets: u64, q_bytes: u64, size: u32, arrival: impl FnOnce() -> Arrival) -> Verdict {
+    pub fn admit(&mut self, q_packets: u64, q_bytes: u64, pkt: &mut Packet, arrival: impl FnOnce() -> Arrival) -> Verdict {
         match self {
-            Discipline::DropTail(d) => d.admit(q_packets, q_bytes, size),
+            Discipline::DropTail(d) => d.admit(q_packets, q_bytes, pkt.size),
             Discipline::Red(r) => r.admit(&arrival()),
             Discipline::Linear(l) => l.admit(&arrival()),
+            Discipline::Rcp(r) => r.admit(q_packets, q_bytes, pkt),
         }
     }
 }

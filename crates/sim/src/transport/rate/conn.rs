@@ -54,7 +54,11 @@ impl RateConn {
 
     /// A feedback packet reached the sender at `now`.
     pub fn on_feedback(&mut self, now: SimTime, pkt: &Packet) {
-        if let Some(r) = self.log.take(pkt.sack) {
+        if pkt.sack == 0 {
+            // A report the header carried whole.
+            let r = Report { echo: pkt.ts, x_recv: 0.0, p: 0.0, rate_bps: f32::from_bits(pkt.owd) as f64 };
+            self.tx.on_feedback(now, &r);
+        } else if let Some(r) = self.log.take(pkt.sack) {
             self.tx.on_feedback(now, &r);
         }
     }
@@ -66,14 +70,22 @@ impl RateConn {
         }
     }
 
-    /// The header-only packet that carries report `r` to the sender.
+    /// The header-only packet that carries report `r` to the sender: the report's
+    /// number in the connection's log (`Packet::sack`), or, for a report with no
+    /// receive rate, no loss rate and a rate that an f32 holds exactly (RCP's, and
+    /// TFRC's first), the report itself: its echo in `ts`, its rate's f32 bits in
+    /// `owd` (unused by feedback) and `sack` 0. Either way the sender reads the
+    /// same report.
     fn feedback(&mut self, r: Report) -> Packet {
+        let field = r.rate_bps as f32;
+        let whole = r.x_recv == 0.0 && r.p == 0.0 && field as f64 == r.rate_bps;
+        let (owd, sack) = if whole { (field.to_bits(), 0) } else { (0, self.log.push(r)) };
         let ep = &self.tx.ep;
         Packet {
             seq: 0,
             ts: r.echo,
-            owd: 0,
-            sack: self.log.push(r),
+            owd,
+            sack,
             flow: ep.flow,
             conn: ep.conn,
             len: 0,

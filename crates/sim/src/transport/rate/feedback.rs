@@ -32,6 +32,9 @@ pub struct Report {
     pub x_recv: f64,
     /// The loss event rate (0: no loss yet).
     pub p: f64,
+    /// RCP: the rate field of the datagram answered, the smallest rate the RCP
+    /// links on its path advertised (bit/s; 0 for other protocols).
+    pub rate_bps: f64,
 }
 
 /// The reports sent and not yet read by the sender.

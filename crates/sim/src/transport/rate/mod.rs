@@ -13,6 +13,7 @@ mod conn;
 pub mod feedback;
 mod pacer;
 pub mod pareto;
+pub mod rcp;
 mod schedule;
 pub mod tfcbr;
 pub mod tfrc;
@@ -22,6 +23,7 @@ pub use conn::RateConn;
 pub use feedback::{FeedbackReceiver, Report};
 pub use pacer::{Pacer, RateSender};
 pub use pareto::Pareto;
+pub use rcp::Rcp;
 pub use tfcbr::{Rdtf, Tfcbr};
 pub use tfrc::Tfrc;
 
@@ -60,6 +62,17 @@ pub trait RateControl {
     fn on_feedback(&mut self, _now: SimTime, _report: &Report) {}
     /// The sender's RTT estimate, which every datagram carries (RFC 5348 §3.2.1).
     fn rtt(&self) -> Option<SimTime> {
+        None
+    }
+    /// A router-assisted protocol's request (RCP): the rate field (bit/s) every
+    /// datagram carries, which each RCP link on the path lowers to its own rate.
+    /// None: no field (the datagrams' `Packet::sack` stays 0).
+    fn rate_request(&self) -> Option<f64> {
+        None
+    }
+    /// After a deadline: whether a header-only probe of this many bytes is due
+    /// now (RCP's SYN and REF packets, which learn the rate without data).
+    fn take_probe(&mut self) -> Option<u32> {
         None
     }
 }
@@ -108,6 +121,12 @@ impl<T: RateControl> RateControl for Box<T> {
     fn rtt(&self) -> Option<SimTime> {
         (**self).rtt()
     }
+    fn rate_request(&self) -> Option<f64> {
+        (**self).rate_request()
+    }
+    fn take_probe(&mut self) -> Option<u32> {
+        (**self).take_probe()
+    }
 }
 
 impl<T: RateProtocol> RateProtocol for Box<T> {
@@ -129,6 +148,8 @@ impl<T: RateProtocol> RateProtocol for Box<T> {
 pub enum Receiver {
     /// RFC 5348's receiver, shared by TFRC, TFCBR and RDTF.
     Tfrc(tfrc::TfrcReceiver),
+    /// RCP's: every datagram answered with its rate field.
+    Rcp(rcp::RcpReceiver),
 }
 
 impl FeedbackReceiver for Receiver {
@@ -136,18 +157,21 @@ impl FeedbackReceiver for Receiver {
     fn on_data(&mut self, now: SimTime, pkt: &Packet) -> Option<Report> {
         match self {
             Receiver::Tfrc(r) => r.on_data(now, pkt),
+            Receiver::Rcp(r) => r.on_data(now, pkt),
         }
     }
     #[inline]
     fn deadline(&self) -> Option<SimTime> {
         match self {
             Receiver::Tfrc(r) => r.deadline(),
+            Receiver::Rcp(r) => r.deadline(),
         }
     }
     #[inline]
     fn on_deadline(&mut self, now: SimTime) -> Option<Report> {
         match self {
             Receiver::Tfrc(r) => r.on_deadline(now),
+            Receiver::Rcp(r) => r.on_deadline(now),
         }
     }
 }
@@ -252,6 +276,16 @@ macro_rules! rate_protocols {
                     $(RateCc::$variant(c) => c.rtt(),)*
                 }
             }
+            fn rate_request(&self) -> Option<f64> {
+                match self {
+                    $(RateCc::$variant(c) => c.rate_request(),)*
+                }
+            }
+            fn take_probe(&mut self) -> Option<u32> {
+                match self {
+                    $(RateCc::$variant(c) => c.take_probe(),)*
+                }
+            }
         }
     };
 }
@@ -263,4 +297,5 @@ rate_protocols! {
     Tfrc => Tfrc,
     Tfcbr => Tfcbr,
     Rdtf => Rdtf,
+    Rcp => Rcp,
 }

@@ -1,5 +1,6 @@
 //! Paced sending: datagrams at the rate a controller sets.
 use super::feedback::{rtt_field, Report};
+use crate::net::queue::rcp::field_of;
 use super::schedule::Schedule;
 use super::{FlowStart, RateCc, RateControl};
 use crate::engine::{SimTime, Timer};
@@ -80,6 +81,8 @@ pub struct RateSender {
     /// The controller's RTT estimate as datagrams carry it (updated whenever the
     /// controller runs, so that sending a datagram does not consult it).
     rtt: u32,
+    /// The rate field datagrams carry (`Packet::sack`; 0: none), likewise.
+    request: u32,
     pub send_timer: Timer,
     /// The controller's own deadline.
     pub cc_timer: Timer,
@@ -110,6 +113,7 @@ impl RateSender {
             last_bytes,
             stop,
             rtt: 0,
+            request: 0,
             send_timer: Timer::default(),
             cc_timer: Timer::default(),
         };
@@ -134,6 +138,7 @@ impl RateSender {
             None => self.cc_timer.stop(),
         }
         self.rtt = rtt_field(self.cc.rtt());
+        self.request = self.cc.rate_request().map_or(0, |r| field_of(r as f32));
     }
 
     /// The sender has sent its last datagram: its flow's bytes are all out, or its
@@ -146,29 +151,39 @@ impl RateSender {
     /// The datagram due at `now` (the send timer fired); the next one is scheduled.
     pub fn send(&mut self, now: SimTime) -> Packet {
         let bytes = if self.sent + 1 == self.total { self.last_bytes } else { self.packet_bytes };
-        let pkt = Packet {
-            seq: self.sent * self.packet_bytes as u64,
-            ts: now,
-            owd: self.rtt,
-            sack: 0,
-            flow: self.ep.flow,
-            conn: self.ep.conn,
-            len: bytes,
-            size: bytes,
-            route: self.ep.data_route,
-            hop: 0,
-            flags: DATAGRAM,
-        };
+        let pkt = self.datagram(now, bytes, bytes);
         self.sent += 1;
         self.pacer.sent();
         self.sync_send_timer();
         pkt
     }
 
-    /// The controller's deadline has come: it may change the rate.
-    pub fn on_cc_deadline(&mut self, now: SimTime) {
+    /// A datagram of `len` payload bytes and `size` on the wire, leaving at `now`.
+    #[inline]
+    fn datagram(&self, now: SimTime, len: u32, size: u32) -> Packet {
+        Packet {
+            seq: self.sent * self.packet_bytes as u64,
+            ts: now,
+            owd: self.rtt,
+            sack: self.request,
+            flow: self.ep.flow,
+            conn: self.ep.conn,
+            len,
+            size,
+            route: self.ep.data_route,
+            hop: 0,
+            flags: DATAGRAM,
+        }
+    }
+
+    /// The controller's deadline has come: it may change the rate, and may want a
+    /// header-only probe sent now (RCP's SYN and REF packets; none once the class
+    /// has stopped): returned, with no payload (it counts for no bytes).
+    pub fn on_cc_deadline(&mut self, now: SimTime) -> Option<Packet> {
         self.cc.on_deadline(now);
+        let probe = self.cc.take_probe().filter(|_| now < self.stop).map(|bytes| self.datagram(now, 0, bytes));
         self.retime(now);
+        probe
     }
 
     /// A feedback report reached the sender: the controller may change the rate.

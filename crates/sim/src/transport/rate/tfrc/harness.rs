@@ -117,7 +117,11 @@ impl Harness {
                     let fb = self.conn.on_rx_deadline(t);
                     self.post(fb);
                 }
-                3 => self.conn.tx.on_cc_deadline(t),
+                3 => {
+                    // TFRC sends no probes.
+                    let probe = self.conn.tx.on_cc_deadline(t);
+                    assert!(probe.is_none());
+                }
                 _ => self.send(),
             }
             observe(self);

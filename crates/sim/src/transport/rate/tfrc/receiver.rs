@@ -149,7 +149,7 @@ impl TfrcReceiver {
         self.last_report = now;
         self.bytes_at_report = self.bytes;
         self.timer = self.r_m.map(|r| now + r);
-        Report { echo: self.highest_sent + (now - self.highest_arrival), x_recv, p: self.p() }
+        Report { echo: self.highest_sent + (now - self.highest_arrival), x_recv, p: self.p(), rate_bps: 0.0 }
     }
 
     /// Datagram `seq` is lost and was due at `t`: it starts a new loss event if it
@@ -300,7 +300,7 @@ mod tests {
     fn first_datagram_is_reported_at_once_and_starts_the_timer() {
         let mut rx = TfrcReceiver::new(&TfrcParams::default(), S);
         let r = rx.on_data(ms(10), &datagram(0, ms(5), Some(ms(40)))).unwrap();
-        assert_eq!(r, Report { echo: ms(5), x_recv: 0.0, p: 0.0 });
+        assert_eq!(r, Report { echo: ms(5), x_recv: 0.0, p: 0.0, rate_bps: 0.0 });
         assert_eq!(rx.deadline(), Some(ms(50)));
         // Nothing new: no report, the timer restarts.
         assert_eq!(rx.on_deadline(ms(50)), None);

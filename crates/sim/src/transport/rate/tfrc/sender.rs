@@ -211,7 +211,7 @@ mod tests {
     }
 
     fn report(echo: SimTime, x_recv: f64, p: f64) -> Report {
-        Report { echo, x_recv, p }
+        Report { echo, x_recv, p, rate_bps: 0.0 }
     }
 
     #[test]

@@ -21,7 +21,7 @@ fn sender(h: &Harness) -> &TfrcSender {
 fn receiver_p(h: &Harness) -> f64 {
     match h.conn.receiver() {
         Some(Receiver::Tfrc(r)) => r.p(),
-        None => unreachable!(),
+        _ => unreachable!("a TFRC receiver"),
     }
 }
 
