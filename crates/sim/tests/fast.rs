@@ -335,11 +335,12 @@ fn parameters_round_trip_and_errors_name_the_key() {
             "traffic": [{"name": "f", "type": "long_lived", "src": "a", "dst": "b", "protocol": "fast", "cc": cc}]})
     };
     let cc = json!({"alpha": 80, "gamma": 0.25, "update_every": "rtt", "mi_threshold": "0s", "react_to_ecn": true,
-                    "adaptation": {"w": "1820s", "interval": "5min", "delta": 0.05, "stop_after_no_loss": "never"}});
+                    "adaptation": {"w": "1820s", "interval": "5min", "delta": 0.05, "stop_after_no_loss": "never",
+                                   "count_marks": false}});
     let (cfg, _) = build(&scenario(cc), Path::new("."), None, &reg).unwrap();
     let text = cfg.to_json();
     let want = concat!(
-        r#""cc":{"protocol":"fast","params":{"adaptation":{"delta":0.05,"interval_ns":300000000000,"#,
+        r#""cc":{"protocol":"fast","params":{"adaptation":{"count_marks":false,"delta":0.05,"interval_ns":300000000000,"#,
         r#""stop_after_no_loss_ns":null,"w_ns":1820000000000},"alpha":80.0,"gamma":0.25,"mi_threshold_ns":0,"#,
         r#""react_to_ecn":true,"update_interval_ns":null}}"#
     );

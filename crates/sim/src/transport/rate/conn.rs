@@ -81,6 +81,7 @@ impl RateConn {
             route: ep.ack_route,
             hop: 0,
             flags: ACK | DATAGRAM,
+            ce: 0,
         }
     }
 }

@@ -158,6 +158,7 @@ impl RateSender {
             route: self.ep.data_route,
             hop: 0,
             flags: DATAGRAM,
+            ce: 0,
         };
         self.sent += 1;
         self.pacer.sent();
