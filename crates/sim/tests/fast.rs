@@ -325,6 +325,36 @@ fn algorithm1_stops_once_fast_flows_stop_losing() {
     assert!((l.mean_queue_packets / sum - 1.0).abs() < 0.05, "mean queue {} with Σα = {sum}", l.mean_queue_packets);
 }
 
+/// Algorithm 1 on ECN marks (Example 2b's setting, on one link): FAST alone, α0 = 50,
+/// through the linear profile (b_, b̄, K) = (0, 200, 10) with ECN, so that a queue of b
+/// packets is marked with p = b/2000 and FAST never loses. In equilibrium b = α, q = α/C
+/// and l = α/2000, so α* = q/(l·w) = 2000/(C·w) whatever α is: with w = 8 ms, α* = 30
+/// packets, and α falls to it (by at most 10% per 5 s interval). Without `count_marks`
+/// the flow sees no loss at all, the 10 s no-loss rule stops the updates and α stays 50.
+#[test]
+fn algorithm1_counts_marks_and_settles_at_the_alpha_star_of_the_marking_profile() {
+    let scenario = |count_marks: bool| {
+        json!({"duration": "90s", "warmup": "60s", "tcp": {"ecn": true},
+            "links": [{"name": "l", "from": "a", "to": "b", "rate": "100Mbps", "delay": "25ms",
+                       "queue": {"type": "linear", "limit": "1000pkts", "min_th": "0pkts", "max_th": "200pkts", "max_p": 0.1}}],
+            "traffic": [fast_class("f", json!({"alpha": 50, "adaptation": {"w": "8ms", "interval": "5s", "count_marks": count_marks}}))],
+            "record": {"interval": "0s"}})
+    };
+    let target = 2000.0 / (C * 0.008);
+    assert!((target - 30.0).abs() < 1e-9);
+    let (r, steps) = run(&scenario(true));
+    check_steps(&steps, 0.1);
+    let l = &r.links[0];
+    assert_eq!(l.drops, 0);
+    assert!(l.marks > 0);
+    let last = steps.last().unwrap();
+    assert!((last.alpha / target - 1.0).abs() < 0.1, "α ends at {} (α* = {target})", last.alpha);
+    assert!((l.mean_queue_packets / target - 1.0).abs() < 0.15, "mean queue {} packets", l.mean_queue_packets);
+    let (r, steps) = run(&scenario(false));
+    assert!(steps.iter().all(|s| s.target.is_none() && s.alpha == 50.0), "{steps:?}");
+    assert!((r.links[0].mean_queue_packets / 50.0 - 1.0).abs() < 0.1, "mean queue {}", r.links[0].mean_queue_packets);
+}
+
 /// The parameters are part of the canonical configuration and come back from it;
 /// a scenario's mistakes are refused with the key path.
 #[test]

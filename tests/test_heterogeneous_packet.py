@@ -1,0 +1,82 @@
+"""Tiny-size runs of the packet-level heterogeneous-congestion-control reproductions
+(cclab reproduce hetero-ex1 / hetero-ex2 / hetero-wan), each a few seconds, asserting what the
+paper's model says of them."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cclab._core")
+from cclab.experiments import catalogue  # noqa: E402
+from cclab.experiments.reproductions import heterogeneous_packet as hp  # noqa: E402
+
+C_EX1 = 100e6 / (8 * 1500)  # packets/s of Example 1's link (1500-byte packets on the wire)
+
+
+def test_entries_are_registered():
+    names = {e.name for e in catalogue.entries()}
+    assert {"hetero-ex1", "hetero-ex2", "hetero-wan"} <= names
+
+
+def test_scenarios_load_and_are_the_papers():
+    ex1, ex2, wan = hp.scenario("ex1"), hp.scenario("ex2"), hp.scenario("wan")
+    assert ex1["links"][0]["rate"] == "100Mbps" and ex1["links"][0]["delay"] == "25ms"
+    assert ex1["traffic"][0]["cc"]["alpha"] == 50
+    # 9.1 and 13.8 packets/ms of 1500 bytes; the eq. (2) triples as printed
+    assert [l["rate"] for l in ex2["links"]] == ["109.2Mbps", "165.6Mbps", "109.2Mbps"]
+    q = [l["queue"] for l in ex2["links"]]
+    assert [(x["min_th"], x["max_th"], x["max_p"]) for x in q] == [
+        ("300pkts", "1500pkts", 1e-4), ("0pkts", "1500pkts", 0.1), ("300pkts", "1500pkts", 1e-4)]
+    assert wan["links"][0]["queue"]["limit"] == "480pkts" and wan["traffic"][0]["cc"]["alpha"] == 800
+
+
+def test_ex1_fast_gets_alpha_over_q_and_loses_share_with_the_buffer():
+    """Example 1a: FAST's equilibrium rate is alpha/q (eq. 1) with q the queueing delay Reno
+    builds, so the larger buffer (larger queue) leaves FAST the smaller share (Table I)."""
+    size = hp.Size(150, 75, 15, 1)
+    df = hp.ex1_runs(True, seed=1, configs=[(400, False, "main"), (80, False, "main")], size=size)
+    big, small = df.iloc[0], df.iloc[1]
+    q = big.mean_queue_pkts / C_EX1  # seconds
+    predicted = 50 / q / 1000        # packets/ms
+    assert abs(big.fast_pkts_per_ms / predicted - 1) < 0.25, (big.fast_pkts_per_ms, predicted)
+    share = lambda r: r.fast_pkts_per_ms / (r.fast_pkts_per_ms + r.reno_pkts_per_ms)
+    assert share(big) < 0.4 < share(small)
+    assert big.reno_over_fast > 1 > small.reno_over_fast   # the paper's Table I, first row
+
+
+def test_ex2_fast_first_reaches_the_theorys_link_2_equilibrium():
+    """Example 2a, FAST first: link 2-3 saturated, Reno starved; per-flow rates as the theory
+    library's equilibrium with link 2-3 alone saturated, and link 2-3 marks at p(b) = b/15000."""
+    size = hp.Size(200, 150, 10, 1)
+    df = hp.ex2_runs(True, seed=1, configs=[("fast_first", False, "main")], sizes=(size, size))
+    r = df.iloc[0]
+    th = hp.ex2_theory()
+    eq = th[th.saturated == "23"].iloc[0]
+    assert eq.stable
+    assert abs(r.fast_pkts_per_ms / eq.fast_pkts_per_ms - 1) < 0.1, (r.fast_pkts_per_ms, eq.fast_pkts_per_ms)
+    assert r.reno_pkts_per_ms < 0.15 and eq.reno_pkts_per_ms < 0.15
+    assert r.utilization_23 > 0.99 and r.utilization_12 < 0.9
+    assert abs(r.mark_rate_23 / (r.queue_23 / 15000) - 1) < 0.2
+
+
+def test_ex2_weight_puts_fast_at_the_papers_rate_in_theory():
+    """Our w for Example 2b makes Theorem 6's optimum give FAST the paper's 1.5 packets/ms, with
+    the outer links saturated and Reno near the paper's 0.6."""
+    w = hp.ex2_weight()
+    th = hp.ex2_theory(w).iloc[0]
+    assert abs(th.fast_pkts_per_ms - 1.5) < 0.01
+    assert th.saturated == "12 34"
+    assert abs(th.reno_pkts_per_ms - 0.6) < 0.1
+    eqs = hp.ex2_theory()
+    assert len(eqs) == 3 and int(eqs.stable.sum()) == 2   # two stable equilibria and one unstable
+
+
+def test_wan_algorithm1_lowers_alpha_below_the_buffer_and_the_link_fills():
+    """Experiment 3 (B = 480 < alpha0 = 800): FAST cannot keep alpha packets queued and loses
+    without Algorithm 1; with it alpha falls below B within a few intervals and the link fills."""
+    size = hp.Size(50, 30, 5, 1)
+    df = hp.wan_runs(True, seed=1, configs=[("exp3", False, "main"), ("exp3", True, "main")], size=size)
+    fixed, adapted = df.iloc[0], df.iloc[1]
+    assert fixed.drop_rate > 1e-3 and adapted.drop_rate == 0
+    assert adapted.utilization > 0.99 > fixed.utilization
+    assert np.isclose(hp.jain([1, 1]), 1) and np.isclose(hp.jain([1, 0]), 0.5)
