@@ -463,7 +463,8 @@ def ex2(ctx: Context) -> Outcome:
                     label=f"ours: {r.start_order.replace('_', ' ')}, {'Alg. 1' if r.algorithm1 else 'α = 50'}"
                           + ("" if r.variant == "main" else f" ({r.variant})"))
     for r in theory.itertuples():
-        ax.plot(r.reno_pkts_per_ms, r.fast_pkts_per_ms, "kx" if r.stable else "k+", ms=11, mew=2,
+        ax.plot(r.reno_pkts_per_ms, r.fast_pkts_per_ms, "D" if r.algorithm1 else ("x" if r.stable else "+"),
+                color="k", mfc="none", ms=11, mew=2,
                 label=("theory: " + ("Alg. 1 optimum" if r.algorithm1 else f"equilibrium ({'stable' if r.stable else 'unstable'}), saturated {r.saturated}")))
     ax.plot(EX2_PAPER_B["reno"], EX2_PAPER_B["fast"], "r*", ms=16, label="paper: Example 2b's equilibrium")
     ax.set_xlabel("Reno, per flow (packets/ms)")
