@@ -314,7 +314,7 @@ def ex2_weight(fast=EX2_PAPER_B["fast"] * 1000.0) -> float:
     return 1.0 / (fast * p1)
 
 
-def ex2_theory(w: float | None = None) -> pd.DataFrame:
+def ex2_theory(w: float | None = None, n_starts: int = 32) -> pd.DataFrame:
     """The theory library's equilibria of Example 2's network, per-flow rates in packets/ms.
 
     Without Algorithm 1 (w None): the common price is the queue b of each link (packets);
@@ -323,7 +323,7 @@ def ex2_theory(w: float | None = None) -> pd.DataFrame:
     plus the queues of that equilibrium, found as a fixed point from each equilibrium of T = 0.18 s.
     With Algorithm 1 (weight w): the unique optimum of Theorem 6 (eqs. 23-24) on the marking
     price, FAST's utility (1/w) log x, with the same fixed point for T. Capacities: 90% of each
-    link (the noise takes 10%).
+    link (the noise takes 10%). n_starts: random starting prices of the equilibrium search.
     """
     from ...theory.heterogeneous import AlphaFair, Linear, Network, equilibria, num_optimum
     from ...theory.heterogeneous.model import Red
@@ -344,7 +344,7 @@ def ex2_theory(w: float | None = None) -> pd.DataFrame:
 
     rows = []
     if w is None:
-        for e in equilibria(network(EX2_PROP_RTT), n_starts=32):
+        for e in equilibria(network(EX2_PROP_RTT), n_starts=n_starts):
             p = e.p
             for _ in range(40):
                 T = EX2_PROP_RTT + float(np.sum(p / C))
@@ -420,7 +420,7 @@ def ex2_runs(quick: bool, seed: int = 1, configs=None, sizes=None) -> pd.DataFra
 @reproduction("hetero-ex2", paper=PAPER, figure="Examples 2a/2b, Figs. 5-6, 9-10",
               title="Reno and FAST on the chain of Fig. 4: the start order decides, unless FAST runs Algorithm 1",
               quick_size="without Alg. 1: 300 s (200 s warm-up); with it: 450 s (300 s), alpha interval 10 s; 5 seeds",
-              full_size="4000 s runs (2000 s warm-up), alpha interval 2 min, 20 seeds, and two variants")
+              full_size="4000 s runs (2000 s warm-up), alpha interval 2 min, 20 seeds, and three variants")
 def ex2(ctx: Context) -> Outcome:
     """Examples 2a/2b: the equilibrium reached by each start order, without and with Algorithm 1."""
     runs = ex2_runs(ctx.quick, ctx.seed)
