@@ -49,6 +49,18 @@ def test_ex1_fast_gets_alpha_over_q_and_loses_share_with_the_buffer():
     assert big.reno_over_fast > 1 > small.reno_over_fast   # the paper's Table I, first row
 
 
+def test_ex1_algorithm1_brings_the_small_buffer_nearer_table_1():
+    """Example 1b, B = 80: Algorithm 1 lowers alpha (FAST loses, so alpha* = q/(l w) is tiny) until
+    Reno gets its share back; Reno/FAST is nearer Table I's 1.3 than without it (0.18 in the
+    paper, about 0.12 here) and the link is busier (paper: 53.6% -> 97.7%). alpha interval 10 s."""
+    size = hp.Size(240, 120, 10, 1)
+    df = hp.ex1_runs(True, seed=1, configs=[(80, False, "main"), (80, True, "main")], size=size)
+    fixed, adapted = df.iloc[0], df.iloc[1]
+    dist = lambda r: abs(np.log(r.reno_over_fast / 1.3))
+    assert dist(adapted) < dist(fixed) and 0.5 < adapted.reno_over_fast < 2
+    assert adapted.utilization > 0.95 > fixed.utilization
+
+
 def test_ex2_fast_first_reaches_the_theorys_link_2_equilibrium(ex2_equilibria):
     """Example 2a, FAST first: link 2-3 saturated, Reno starved; per-flow rates as the theory
     library's equilibrium with link 2-3 alone saturated, and link 2-3 marks at p(b) = b/15000."""
