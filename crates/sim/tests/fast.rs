@@ -325,6 +325,39 @@ fn algorithm1_stops_once_fast_flows_stop_losing() {
     assert!((l.mean_queue_packets / sum - 1.0).abs() < 0.05, "mean queue {} with Σα = {sum}", l.mean_queue_packets);
 }
 
+/// Algorithm 1 on ECN marks (Example 2b's setting, on one link): FAST alone, α0 = 50,
+/// through the linear profile (b_, b̄, K) = (0, 200, 10) with ECN, so that a queue of b
+/// packets is marked with p = b/2000 and FAST never loses. In equilibrium b = α, q = α/C
+/// and l = α/2000, so α* = q/(l·w) = 2000/(C·w) whatever α is: with w = 8 ms, α* = 30
+/// packets, and α falls to it (by at most 10% per 5 s interval). Without `count_marks`
+/// the flow sees no loss at all and the 10 s no-loss rule stops the updates.
+#[test]
+fn algorithm1_counts_marks_and_settles_at_the_alpha_star_of_the_marking_profile() {
+    let scenario = |count_marks: bool| {
+        json!({"duration": "90s", "warmup": "60s", "tcp": {"ecn": true},
+            "links": [{"name": "l", "from": "a", "to": "b", "rate": "100Mbps", "delay": "25ms",
+                       "queue": {"type": "linear", "limit": "1000pkts", "min_th": "0pkts", "max_th": "200pkts", "max_p": 0.1}}],
+            "traffic": [fast_class("f", json!({"alpha": 50, "adaptation": {"w": "8ms", "interval": "5s", "count_marks": count_marks}}))],
+            "record": {"interval": "0s"}})
+    };
+    let target = 2000.0 / (C * 0.008);
+    assert!((target - 30.0).abs() < 1e-9);
+    let (r, steps) = run(&scenario(true));
+    check_steps(&steps, 0.1);
+    let l = &r.links[0];
+    assert_eq!(l.drops, 0);
+    assert!(l.marks > 0);
+    let last = steps.last().unwrap();
+    assert!((last.alpha / target - 1.0).abs() < 0.1, "α ends at {} (α* = {target})", last.alpha);
+    assert!((l.mean_queue_packets / target - 1.0).abs() < 0.15, "mean queue {} packets", l.mean_queue_packets);
+    // Without: the first interval (5 s, inside the rule's first 10 s) sees no loss, so α* is
+    // infinite and α grows by δ to 55; every later update is stopped.
+    let (r, steps) = run(&scenario(false));
+    assert_eq!(steps[0].target, Some(f64::INFINITY));
+    assert!(steps[1..].iter().all(|s| s.target.is_none() && (s.alpha - 55.0).abs() < 1e-9), "{steps:?}");
+    assert!((r.links[0].mean_queue_packets / 55.0 - 1.0).abs() < 0.1, "mean queue {}", r.links[0].mean_queue_packets);
+}
+
 /// The parameters are part of the canonical configuration and come back from it;
 /// a scenario's mistakes are refused with the key path.
 #[test]
@@ -335,11 +368,12 @@ fn parameters_round_trip_and_errors_name_the_key() {
             "traffic": [{"name": "f", "type": "long_lived", "src": "a", "dst": "b", "protocol": "fast", "cc": cc}]})
     };
     let cc = json!({"alpha": 80, "gamma": 0.25, "update_every": "rtt", "mi_threshold": "0s", "react_to_ecn": true,
-                    "adaptation": {"w": "1820s", "interval": "5min", "delta": 0.05, "stop_after_no_loss": "never"}});
+                    "adaptation": {"w": "1820s", "interval": "5min", "delta": 0.05, "stop_after_no_loss": "never",
+                                   "count_marks": false}});
     let (cfg, _) = build(&scenario(cc), Path::new("."), None, &reg).unwrap();
     let text = cfg.to_json();
     let want = concat!(
-        r#""cc":{"protocol":"fast","params":{"adaptation":{"delta":0.05,"interval_ns":300000000000,"#,
+        r#""cc":{"protocol":"fast","params":{"adaptation":{"count_marks":false,"delta":0.05,"interval_ns":300000000000,"#,
         r#""stop_after_no_loss_ns":null,"w_ns":1820000000000},"alpha":80.0,"gamma":0.25,"mi_threshold_ns":0,"#,
         r#""react_to_ecn":true,"update_interval_ns":null}}"#
     );

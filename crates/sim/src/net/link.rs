@@ -326,7 +326,7 @@ mod tests {
     }
 
     fn pkt(seq: u64, size: u32) -> Packet {
-        Packet { seq, ts: SimTime::ZERO, owd: 0, sack: 0, flow: 0, conn: 0, len: size, size, route: 0, hop: 0, flags: 0 }
+        Packet { seq, ts: SimTime::ZERO, owd: 0, sack: 0, flow: 0, conn: 0, len: size, size, route: 0, hop: 0, flags: 0, ce: 0 }
     }
 
     #[test]

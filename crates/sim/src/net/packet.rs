@@ -52,7 +52,14 @@ pub struct Packet {
     pub hop: u16,
     /// ACK / RETX / DATAGRAM / SYN and the ECN bits.
     pub flags: u8,
+    /// TCP ACK: the receiver's count of CE-marked data segments, modulo 256 (as
+    /// AccECN's ACE counter, RFC 9768 §3.2.2, with 8 bits instead of 3). Zero
+    /// otherwise. It fills the struct's last padding byte: still 48 bytes.
+    pub ce: u8,
 }
+
+// The per-packet work copies these by value: keep them at 48 bytes.
+const _: () = assert!(std::mem::size_of::<Packet>() == 48);
 
 impl Packet {
     #[inline]

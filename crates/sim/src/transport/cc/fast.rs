@@ -74,6 +74,14 @@ pub struct AdaptationParams {
     pub delta: f64,
     /// α updates stop while no loss was seen for this long (ns); `None`: never stop.
     pub stop_after_no_loss_ns: Option<u64>,
+    /// ECN marks count as losses in l (and for the stop rule): the common price of
+    /// Theorem 6 where the links mark (Example 2b). Absent from older configurations: true.
+    #[serde(default = "yes")]
+    pub count_marks: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for FastParams {
@@ -144,8 +152,9 @@ impl AdaptationParams {
             return err(t.key_path("delta"), format!("expected a number between 0 and 1 (exclusive), got {delta}"));
         }
         let stop = duration_or(&mut t, "stop_after_no_loss", "never", Some(DEFAULT_STOP_AFTER_NO_LOSS))?;
+        let count_marks = t.or("count_marks", true)?;
         t.finish("FAST's adaptation")?;
-        Ok(AdaptationParams { w_ns: w.0, interval_ns: interval.0, delta, stop_after_no_loss_ns: stop.map(|s| s.0) })
+        Ok(AdaptationParams { w_ns: w.0, interval_ns: interval.0, delta, stop_after_no_loss_ns: stop.map(|s| s.0), count_marks })
     }
 }
 
@@ -162,9 +171,12 @@ struct Adaptation {
     /// Sum of the queueing delays RTT − baseRTT of the interval's RTT samples (s), and their count.
     q_sum: f64,
     q_n: u64,
-    /// Segments sent in the interval, and how many of them were retransmissions.
+    /// Segments sent in the interval, how many of them were retransmissions, and
+    /// the CE marks the ACKs reported in it (counted only with `count_marks`).
     sent: u64,
     retx: u64,
+    marks: u64,
+    count_marks: bool,
     /// When the connection started, and when it last retransmitted a segment.
     start: SimTime,
     last_loss: Option<SimTime>,
@@ -274,6 +286,8 @@ impl State {
                 q_n: 0,
                 sent: 0,
                 retx: 0,
+                marks: 0,
+                count_marks: a.count_marks,
                 start: SimTime::ZERO,
                 last_loss: None,
                 last_target: None,
@@ -417,9 +431,10 @@ impl State {
         let stopped = a.stop_after.is_some_and(|s| now.0.saturating_sub(quiet_since.0) >= s.0);
         if !stopped && a.sent > 0 && a.q_n > 0 {
             // q: average queueing delay over the interval (s); l: segments
-            // retransmitted / segments sent over the interval.
+            // retransmitted (and, with `count_marks`, CE-marked) / segments sent
+            // over the interval.
             let q = a.q_sum / a.q_n as f64;
-            let l = a.retx as f64 / a.sent as f64;
+            let l = (a.retx + a.marks) as f64 / a.sent as f64;
             let target = alpha_star(q, l, a.w);
             self.alpha = alpha_step(self.alpha, target, a.delta).min(MAX_ALPHA);
             a.last_target = Some(target);
@@ -428,6 +443,7 @@ impl State {
         a.q_n = 0;
         a.sent = 0;
         a.retx = 0;
+        a.marks = 0;
     }
 }
 
@@ -465,6 +481,14 @@ impl CongestionControl for Fast {
                 // Algorithm 1's queueing delay: RTT − baseRTT of each sample.
                 a.q_sum += (r - s.base_rtt.0 as f64) * 1e-9;
                 a.q_n += 1;
+            }
+        }
+        if ack.ce_marks > 0 {
+            if let Some(a) = s.adapt.as_mut().filter(|a| a.count_marks) {
+                // Algorithm 1 on a marking network: a CE mark is the congestion
+                // signal a drop would have been (RFC 3168 §5), the price Reno sees.
+                a.marks += ack.ce_marks as u64;
+                a.last_loss = Some(ack.now);
             }
         }
         s.in_recovery = ack.in_recovery;
@@ -603,6 +627,7 @@ mod tests {
             rtt,
             one_way_delay: None,
             ece: false,
+            ce_marks: 0,
             in_recovery: false,
             cwnd_limited: true,
             flight: 0,
@@ -880,6 +905,40 @@ mod tests {
         assert_eq!((c.alpha(), c.alpha_star()), (50.0, None));
     }
 
+    /// Example 2b: the links mark instead of dropping, and the marks are the loss
+    /// rate l of α* = q/(l·w). 1000 segments, no retransmission, ACKs reporting
+    /// 1 + 3 = 4 marks (the last at 115 s): l = 0.004, q = 10 ms, w = 1 s: α* = 2.5.
+    #[test]
+    fn algorithm1_counts_ce_marks_as_losses_unless_told_not_to() {
+        let marked = |cc: serde_json::Value| {
+            let mut w = window(100);
+            let mut c = fast(cc);
+            c.on_start(&mut w, SimTime::ZERO);
+            for _ in 0..1000 {
+                c.on_sent(ms(1), MSS, false);
+            }
+            for (k, r) in [50, 60, 70].into_iter().enumerate() {
+                c.on_ack(&mut w, &ack(ms(100 + k as u64), MSS, Some(ms(r))));
+            }
+            c.on_ack(&mut w, &Ack { ce_marks: 1, ..ack(SimTime::from_secs(100), MSS, None) });
+            c.on_ack(&mut w, &Ack { ce_marks: 3, ..ack(SimTime::from_secs(115), MSS, None) });
+            c.on_deadline(&mut w, SimTime::from_secs(120));
+            c
+        };
+        let c = marked(json!({"adaptation": {"w": "1s"}}));
+        assert!((c.alpha_star().unwrap() - 0.01 / (0.004 * 1.0)).abs() < 1e-12, "{:?}", c.alpha_star());
+        assert!((c.alpha() - 45.0).abs() < 1e-12);
+        // The mark at 115 s is the last "loss": the 10 s stop rule has not fired.
+        let c = marked(json!({"adaptation": {"w": "1s", "stop_after_no_loss": "4s"}}));
+        assert_eq!(c.alpha_star(), None);
+        // Not counted: no loss at all, so α* is infinite (the stop rule off) ...
+        let c = marked(json!({"adaptation": {"w": "1s", "count_marks": false, "stop_after_no_loss": "never"}}));
+        assert_eq!(c.alpha_star(), Some(f64::INFINITY));
+        // ... or the updates are stopped (never a loss since the start).
+        let c = marked(json!({"adaptation": {"w": "1s", "count_marks": false}}));
+        assert_eq!(c.alpha_star(), None);
+    }
+
     #[test]
     fn algorithm1_stops_after_10s_without_loss() {
         let cc = json!({"adaptation": {"w": "125s"}});
@@ -916,7 +975,8 @@ mod tests {
     fn parameters_are_typed_validated_and_named() {
         assert_eq!(read(json!({})).unwrap(), FastParams::default());
         let p = read(json!({"alpha": 200, "gamma": 1, "update_every": "rtt", "mi_threshold": "1ms", "react_to_ecn": true,
-                            "adaptation": {"w": "1820s", "interval": "1min", "delta": 0.2, "stop_after_no_loss": "never"}}))
+                            "adaptation": {"w": "1820s", "interval": "1min", "delta": 0.2, "stop_after_no_loss": "never",
+                                           "count_marks": false}}))
         .unwrap();
         assert_eq!(
             p,
@@ -930,12 +990,17 @@ mod tests {
                     w_ns: 1_820_000_000_000,
                     interval_ns: 60_000_000_000,
                     delta: 0.2,
-                    stop_after_no_loss_ns: None
+                    stop_after_no_loss_ns: None,
+                    count_marks: false,
                 }),
             }
         );
         let a = read(json!({"adaptation": {"w": "125s"}})).unwrap().adaptation.unwrap();
-        assert_eq!((a.interval_ns, a.delta, a.stop_after_no_loss_ns), (120_000_000_000, 0.1, Some(10_000_000_000)));
+        assert_eq!((a.interval_ns, a.delta, a.stop_after_no_loss_ns, a.count_marks), (120_000_000_000, 0.1, Some(10_000_000_000), true));
+        // A configuration written before `count_marks` existed reads as counting them.
+        let old: AdaptationParams =
+            serde_json::from_value(json!({"w_ns": 1, "interval_ns": 2, "delta": 0.1, "stop_after_no_loss_ns": null})).unwrap();
+        assert!(old.count_marks);
         let bad = |cc: serde_json::Value, want: &str| assert_eq!(read(cc).unwrap_err(), want);
         bad(json!({"alpha": 0}), "traffic[0].cc.alpha: expected a positive number of packets, got 0");
         bad(json!({"alpha": -3}), "traffic[0].cc.alpha: expected a positive number of packets, got -3");
@@ -952,6 +1017,10 @@ mod tests {
         bad(json!({"mi_threshold": "1"}), "traffic[0].cc.mi_threshold: expected a duration like \"25ms\", got \"1\"");
         bad(json!({"react_to_ecn": "no"}), "traffic[0].cc.react_to_ecn: expected true or false, got \"no\"");
         bad(json!({"adaptation": true}), "traffic[0].cc.adaptation: expected a table, got true");
+        bad(
+            json!({"adaptation": {"w": "125s", "count_marks": 1}}),
+            "traffic[0].cc.adaptation.count_marks: expected true or false, got 1",
+        );
         bad(json!({"adaptation": {}}), "traffic[0].cc.adaptation.w: missing: Algorithm 1's w, e.g. \"125s\" (α* = q/(l·w))");
         bad(
             json!({"adaptation": {"w": "0s"}}),
@@ -976,7 +1045,7 @@ mod tests {
         );
         bad(
             json!({"adaptation": {"w": "125s", "dleta": 0.1}}),
-            "traffic[0].cc.adaptation.dleta: unknown key (did you mean `delta`?); FAST's adaptation takes: w, interval, delta, stop_after_no_loss",
+            "traffic[0].cc.adaptation.dleta: unknown key (did you mean `delta`?); FAST's adaptation takes: w, interval, delta, stop_after_no_loss, count_marks",
         );
         bad(
             json!({"beta": 1}),

@@ -68,6 +68,10 @@ pub struct Ack {
     pub one_way_delay: Option<SimTime>,
     /// The ACK carries ECN-Echo: a segment was marked Congestion Experienced (RFC 3168).
     pub ece: bool,
+    /// CE-marked data segments this ACK newly reports (the receiver's count, as
+    /// AccECN's, minus the count on the previous ACK): every mark, where ECN-Echo
+    /// says only that there was at least one since the last CWR.
+    pub ce_marks: u32,
     /// The sender is in loss recovery (this ACK included, if it ends it): the recovery
     /// rules set the window, and controllers usually only observe.
     pub in_recovery: bool,

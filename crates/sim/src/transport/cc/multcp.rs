@@ -186,6 +186,7 @@ mod tests {
             rtt: None,
             one_way_delay: None,
             ece: false,
+            ce_marks: 0,
             in_recovery,
             cwnd_limited: true,
             flight: 0,

@@ -127,6 +127,7 @@ mod tests {
             rtt: None,
             one_way_delay: None,
             ece: false,
+            ce_marks: 0,
             in_recovery: false,
             cwnd_limited: true,
             flight: 0,

@@ -568,6 +568,7 @@ mod tests {
             rtt,
             one_way_delay: Some(owd),
             ece: false,
+            ce_marks: 0,
             in_recovery: false,
             cwnd_limited: true,
             flight: 0,

@@ -321,6 +321,7 @@ mod tests {
             rtt: rtt_ms.map(|r| SimTime(r * MS)),
             one_way_delay: None,
             ece: false,
+            ce_marks: 0,
             in_recovery: false,
             cwnd_limited: true,
             flight: 0,

@@ -93,6 +93,7 @@ impl RateConn {
             route: ep.ack_route,
             hop: 0,
             flags: ACK | DATAGRAM,
+            ce: 0,
         }
     }
 }

@@ -173,6 +173,7 @@ impl RateSender {
             route: self.ep.data_route,
             hop: 0,
             flags: DATAGRAM,
+            ce: 0,
         }
     }
 

@@ -67,6 +67,9 @@ pub struct Tcp {
     /// (one reduction per window of data), and whether the next segment carries CWR.
     ecn_recover: u64,
     cwr_pending: bool,
+    /// The receiver's CE count (`Packet::ce`) on the latest ACK: the next ACK's
+    /// count minus this is the number of CE-marked segments it newly reports.
+    ce_seen: u8,
     pub rto_timer: Timer,
     /// The controller's own deadline.
     pub cc_timer: Timer,
@@ -87,6 +90,8 @@ pub struct Tcp {
     echo_pending: bool,
     last_owd: SimTime,
     ece_pending: bool,
+    /// CE-marked data segments received, modulo 256 (carried on every ACK).
+    ce_count: u8,
     pub delack_timer: Timer,
 }
 
@@ -107,6 +112,7 @@ impl Tcp {
             timed_out_since_ack: false,
             ecn_recover: 0,
             cwr_pending: false,
+            ce_seen: 0,
             rto_timer: Timer::default(),
             cc_timer: Timer::default(),
             retransmits: 0,
@@ -122,6 +128,7 @@ impl Tcp {
             echo_pending: false,
             last_owd: SimTime::ZERO,
             ece_pending: false,
+            ce_count: 0,
             delack_timer: Timer::default(),
         }
     }
@@ -167,6 +174,7 @@ impl Tcp {
             route,
             hop: 0,
             flags,
+            ce: 0,
         }
     }
 }

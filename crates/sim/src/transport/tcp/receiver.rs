@@ -14,6 +14,7 @@ impl Tcp {
         }
         let mut ack = self.control(self.ep.ack_route, self.rcv_nxt, self.echo_ts, flags, p);
         ack.owd = self.last_owd.0.min(u32::MAX as u64) as u32;
+        ack.ce = self.ce_count;
         if let Some(sel) = self.selective.as_deref_mut() {
             // RFC 2018 §4: as many blocks as the option space holds, the latest first.
             if let Some((id, bytes)) = sel.record_blocks(p.max_sack_blocks()) {
@@ -46,6 +47,8 @@ impl Tcp {
         }
         if pkt.flags & CE != 0 {
             self.ece_pending = true;
+            // AccECN's r.cep (RFC 9768 §3.2.1), in packets, modulo 256.
+            self.ce_count = self.ce_count.wrapping_add(1);
             immediate = true;
         }
         if s <= before && !self.echo_pending {

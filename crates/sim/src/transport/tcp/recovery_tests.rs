@@ -187,7 +187,7 @@ fn sack_blocks_fill_the_option_space_latest_first() {
         let mut acks = Vec::new();
         // Segments 1, 3, 5, 7, 9 arrive (0, 2, 4, 6, 8 missing): five blocks.
         for k in [1u64, 3, 5, 7, 9] {
-            let seg = Packet { seq: k * MSS, ts: SimTime::ZERO, owd: 0, sack: 0, flow: 0, conn: 0, len: MSS as u32, size: 0, route: 0, hop: 0, flags: 0 };
+            let seg = Packet { seq: k * MSS, ts: SimTime::ZERO, owd: 0, sack: 0, flow: 0, conn: 0, len: MSS as u32, size: 0, route: 0, hop: 0, flags: 0, ce: 0 };
             t.on_data(&seg, RTT, &p, &mut acks);
         }
         let last = acks.last().unwrap();

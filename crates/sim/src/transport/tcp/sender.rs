@@ -49,6 +49,7 @@ impl Tcp {
             route: self.ep.data_route,
             hop: 0,
             flags,
+            ce: 0,
         });
         self.snd_max = self.snd_max.max(seq + len);
         // RFC 6298 rule 5.1: start the timer when data is sent and it is not running.
@@ -136,7 +137,12 @@ impl Tcp {
     /// What the controller learns from an ACK, before the ACK is processed;
     /// `in_flight` is the data in the network the window limits (FlightSize, or
     /// pipe with SACK).
-    pub(super) fn ack_sample(&self, pkt: &Packet, now: SimTime, in_flight: u64) -> Ack {
+    pub(super) fn ack_sample(&mut self, pkt: &Packet, now: SimTime, in_flight: u64) -> Ack {
+        // ACKs arrive in order (FIFO links), each with the receiver's count of
+        // CE marks modulo 256: the difference is exact while fewer than 256 marks
+        // separate two ACKs (the receiver acknowledges at least every second segment).
+        let ce_marks = pkt.ce.wrapping_sub(self.ce_seen) as u32;
+        self.ce_seen = pkt.ce;
         Ack {
             now,
             bytes_acked: 0,
@@ -144,6 +150,7 @@ impl Tcp {
             rtt: None,
             one_way_delay: Some(pkt.one_way_delay()),
             ece: pkt.flags & ECE != 0,
+            ce_marks,
             in_recovery: self.recovery.active,
             cwnd_limited: in_flight + self.w.mss > self.w.cwnd,
             flight: self.snd_max - self.snd_una,

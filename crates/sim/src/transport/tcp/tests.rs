@@ -17,7 +17,7 @@ fn conn(size: u64) -> Tcp {
 }
 
 fn ack(seq: u64, ts: SimTime, retx: bool) -> Packet {
-    Packet { seq, ts, owd: 0, sack: 0, flow: 0, conn: 0, len: 0, size: 40, route: 1, hop: 0, flags: ACK | if retx { RETX } else { 0 } }
+    Packet { seq, ts, owd: 0, sack: 0, flow: 0, conn: 0, len: 0, size: 40, route: 1, hop: 0, flags: ACK | if retx { RETX } else { 0 }, ce: 0 }
 }
 
 fn ms(x: u64) -> SimTime {
@@ -245,7 +245,7 @@ fn receiver_answers_every_syn_with_an_echoing_synack() {
     let p = handshake_params();
     let mut t = conn(5000);
     let mut out = Vec::new();
-    let syn = Packet { seq: 0, ts: ms(7), owd: 0, sack: 0, flow: 0, conn: 0, len: 0, size: 40, route: 0, hop: 0, flags: SYN };
+    let syn = Packet { seq: 0, ts: ms(7), owd: 0, sack: 0, flow: 0, conn: 0, len: 0, size: 40, route: 0, hop: 0, flags: SYN, ce: 0 };
     t.on_syn(&syn, &p, &mut out);
     assert_eq!(out.len(), 1);
     let sa = out[0];
@@ -323,7 +323,7 @@ fn syn_timeout_backs_off_and_karn_skips_the_sample() {
 }
 
 fn data(seq: u64, len: u32, ts: SimTime) -> Packet {
-    Packet { seq, ts, owd: 0, sack: 0, flow: 0, conn: 0, len, size: len + 40, route: 0, hop: 0, flags: 0 }
+    Packet { seq, ts, owd: 0, sack: 0, flow: 0, conn: 0, len, size: len + 40, route: 0, hop: 0, flags: 0, ce: 0 }
 }
 
 #[test]
@@ -479,6 +479,34 @@ fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
     r.on_data(&data(1000, 1000, ms(2)), ms(11), &p, &mut out);
     r.on_data(&Packet { flags: CWR, ..data(2000, 1000, ms(3)) }, ms(12), &p, &mut out);
     assert_eq!(out.iter().map(|a| a.flags & ECE != 0).collect::<Vec<_>>(), vec![true, true, false]);
+}
+
+/// Every CE mark is counted (AccECN's r.cep, modulo 256), whatever ECN-Echo says:
+/// the receiver's count rides on each ACK and the sender hands the controller the
+/// increase since the previous ACK, across the counter's wrap.
+#[test]
+fn acks_carry_the_count_of_ce_marks_and_the_controller_gets_each_new_one() {
+    use crate::net::packet::CE;
+    let p = params();
+    let mut r = conn(u64::MAX);
+    let mut out = Vec::new();
+    let marked = [true, false, true, true, false, true];
+    for (k, &m) in marked.iter().enumerate() {
+        let d = data(k as u64 * 1000, 1000, ms(k as u64));
+        r.on_data(&Packet { flags: if m { CE } else { 0 }, ..d }, ms(10 + k as u64), &p, &mut out);
+    }
+    // No delayed ACKs in these parameters: one ACK per segment, counts 1 1 2 3 3 4.
+    assert_eq!(out.iter().map(|a| a.ce).collect::<Vec<_>>(), vec![1, 1, 2, 3, 3, 4]);
+    // The sender's side: counts 3, 3, 7, then 255 → 2 (a wrap: 3 marks).
+    let probe = Probe { ignore_ecn: true, ..Probe::default() };
+    let mut t = probed(&probe, &p);
+    t.w.cwnd = 10 * MSS;
+    t.try_send(ms(0), &p, &mut out);
+    for (k, ce) in [3u8, 3, 7, 255, 2].into_iter().enumerate() {
+        t.on_ack(&Packet { ce, ..ack(1000 * (k as u64 + 1), ms(0), false) }, ms(100 + k as u64), &p, &mut out);
+    }
+    let marks: Vec<u32> = probe.acks.lock().unwrap().iter().map(|a| a.ce_marks).collect();
+    assert_eq!(marks, vec![3, 0, 4, 248, 3]);
 }
 
 #[test]
