@@ -27,7 +27,8 @@ pub use config::Config;
 /// of the previous engine stale instead of silently reused. A change that only
 /// adds keys needs no bump (new keys change the canonical configuration itself).
 /// `tests/reference_digest.rs` pins one scenario's output; this covers the rest.
-pub const RESULTS_VERSION: u32 = 1;
+/// History: 2, the flows table's `start` column (access control).
+pub const RESULTS_VERSION: u32 = 2;
 pub use metrics::{RunResult, Scalar};
 pub use settings::ScenarioError;
 pub use sim::{PacketCounters, Simulation};

@@ -40,7 +40,7 @@ def arrow_tables(raw: dict) -> dict:
     i64 = lambda a: pa.array(np.asarray(a, dtype=np.int64))
     flows = pa.table({
         "class": _dictionary(f["class"], raw["class_names"]), "id": i64(f["id"]), "size": f["size"],
-        "arrival": f["arrival"], "finish": f["finish"], "completion_time": f["completion_time"],
+        "arrival": f["arrival"], "start": f["start"], "finish": f["finish"], "completion_time": f["completion_time"],
         "bytes_delivered": i64(f["bytes_delivered"]), "retransmissions": i64(f["retransmissions"]),
         "timeouts": i64(f["timeouts"]), "finished": f["finished"], "warmup": f["warmup"]})
     rows = raw["links"]
