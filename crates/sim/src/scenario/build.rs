@@ -2,11 +2,13 @@
 //! routes computed and checked, units converted, files read. Every error names
 //! the key path in the file.
 use super::classes::{read_class, Names};
+use crate::config::estimate::{Culprit, Limits};
 use crate::config::{Config, FORMAT};
 use crate::engine::SimTime;
 use crate::metrics::RecordConfig;
 use crate::net::{Graph, LinkConfig, Queue};
 use crate::settings::{err, Duration, Result, Table, Value, WholeRate};
+use crate::traffic::Arrivals;
 use crate::transport::cc::Registry;
 use crate::transport::tcp::TcpParams;
 use std::collections::HashMap;
@@ -63,6 +65,10 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
         }
     }
     let record = read_record(&mut top, &names.link_ix)?;
+    let limits = match top.table("limits")? {
+        Some(t) => Limits::read(t)?,
+        None => Limits::default(),
+    };
     top.finish("a scenario")?;
     let config = Config {
         format: FORMAT.to_string(),
@@ -74,7 +80,26 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
         links: std::mem::take(&mut names.links),
         classes,
         record,
+        limits,
     };
+    // What the run will need, blamed on the scenario's keys.
+    let traffic = doc.get("traffic").and_then(|t| t.as_array());
+    config.estimate().check(&config.limits, &|c| match c {
+        Culprit::Duration => "duration".into(),
+        Culprit::RecordInterval => "record.interval".into(),
+        Culprit::RecordArrivals(j) => format!("record.arrivals[{j}]"),
+        Culprit::Class(i) => {
+            let given = |k: &str| traffic.and_then(|t| t.get(i)).and_then(|t| t.get(k)).is_some_and(|v| !v.is_null());
+            let key = match &config.classes[i].arrivals {
+                Arrivals::Poisson { .. } if given("arrival_rate") => "arrival_rate",
+                Arrivals::Poisson { .. } => "size",
+                Arrivals::LongLived { .. } => "count",
+                Arrivals::Starts { .. } => "starts",
+                Arrivals::FlowList { .. } => "file",
+            };
+            format!("traffic[{i}].{key}")
+        }
+    })?;
     debug_assert_eq!(config.check(registry), Ok(()));
     Ok((config, warnings))
 }

@@ -23,6 +23,8 @@ pub enum Owner {
     Source(u32),
     /// The sampler of the series table.
     Recorder,
+    /// The end of the warm-up: counters and the series start from here.
+    Warmup,
 }
 
 /// An event: a packet arriving somewhere, or a timer firing for an owner (16 bytes).
