@@ -125,6 +125,11 @@ fn counters_that_would_overflow_the_tables_are_refused_whatever_the_limits() {
         "duration: a link could send 1.25e23 bytes, more than the links table's 64-bit byte counters hold (9223372036854775807)",
     );
     assert_eq!(MAX_FLOWS, 4294967295.0);
+    // A canonical configuration with a queue limit the links table's Int64 column cannot hold.
+    let mut c: Value = serde_json::from_str(&load(&base()).unwrap().to_json()).unwrap();
+    c["links"][0]["queue"]["limit_packets"] = json!(u64::MAX);
+    let e = Config::from_json(&c.to_string(), &Registry::new()).unwrap_err().to_string();
+    assert_eq!(e, "links[0].queue: a queue limit may be at most 10^18 packets or bytes");
 }
 
 /// The estimate bounds the events and packets of real runs, within a small factor.
