@@ -5,6 +5,7 @@ numpy (their import costs more than validating a 1,000-link scenario).
 """
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any, Mapping
@@ -60,6 +61,14 @@ def validate_text(text: str, base_dir: Path, seed: int | None = None) -> dict:
         raise ScenarioError(str(exc)) from None
     except OverflowError:
         raise ScenarioError(f"seed: expected an integer from 0 to {2**64 - 1}, got {seed!r}") from None
-    info["config"] = json.loads(info["config"])
+    # The configuration of a large scenario is a million small objects; the cyclic
+    # collector would walk them again and again while they are made (none are cycles).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        info["config"] = json.loads(info["config"])
+    finally:
+        if collecting:
+            gc.enable()
     info["estimate"] = dict(info["estimate"])
     return info
