@@ -47,7 +47,8 @@ def _ms(lo, hi):
 @st.composite
 def queues(draw):
     if draw(st.booleans()):
-        limit = draw(st.one_of(st.integers(2, 300).map(lambda n: f"{n}pkts"), _ms(5, 200),
+        # At least one packet of every class (up to 1512 bytes) at the slowest rate (1 Mbps).
+        limit = draw(st.one_of(st.integers(2, 300).map(lambda n: f"{n}pkts"), _ms(13, 200),
                                st.integers(3, 400).map(lambda k: f"{k}KB")))
         return {"type": "droptail", "limit": limit}
     lo = draw(st.integers(2, 20))

@@ -39,7 +39,7 @@ def validate(scenario: ScenarioLike, seed: int | None = None, limits: Mapping[st
     same scenario, what a stored result is keyed by, and ``cclab.run(config)``
     runs it as it is.
     ``estimate`` is what the run will need: ``flows``, ``packets``, ``events``,
-    ``wall_time_s`` (at 2 million events per second), ``series_rows``,
+    ``wall_time_s`` (at 10 million events per second), ``series_rows``,
     ``arrival_rows``, ``memory_bytes``, and the limits they were checked against
     (``limit_memory_bytes``, ``limit_wall_time_s``).
     limits: overrides the scenario's ``[limits]`` table, e.g.

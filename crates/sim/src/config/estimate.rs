@@ -32,10 +32,12 @@ use crate::transport::rate::RateConfig;
 use crate::transport::{Conn, Transport};
 use serde::{Deserialize, Serialize};
 
-/// Events per second of wall time assumed by the wall-time estimate: a slow
-/// machine (the reference scenario runs at 2 to 6 million events per second on
-/// the 2-core machine of docs/performance.md, depending on its load).
-pub const NOMINAL_EVENTS_PER_S: f64 = 2e6;
+/// Events per second of wall time assumed by the wall-time estimate: the engine
+/// runs the reference scenario at 19.5 million events per second on the 2-core
+/// machine of docs/performance.md, and at about 2 million when five jobs share it;
+/// with the events overestimated 1 to 3 times, 10 million keeps the estimate near
+/// or above the real time on a loaded machine.
+pub const NOMINAL_EVENTS_PER_S: f64 = 1e7;
 
 /// The most flows a run can hold: flow ids are 32-bit (the flows table's `id`).
 pub const MAX_FLOWS: f64 = u32::MAX as f64;
@@ -163,7 +165,7 @@ pub fn human_bytes(b: f64) -> String {
 pub fn human_secs(s: f64) -> String {
     if s >= 86400.0 * 2.0 {
         format!("{:.0} days", s / 86400.0)
-    } else if s >= 7200.0 {
+    } else if s >= 3600.0 {
         format!("{:.1} h", s / 3600.0)
     } else if s >= 120.0 {
         format!("{:.0} min", s / 60.0)
