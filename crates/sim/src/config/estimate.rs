@@ -122,7 +122,7 @@ type Parts = Vec<(Culprit, f64)>;
 pub struct Estimate {
     /// Flows that arrive (expected number for Poisson classes).
     pub flows: f64,
-    /// Packets sent by all endpoints (data, ACKs, feedback).
+    /// Packets sent by all endpoints (data, ACKs, feedback) and delivered.
     pub packets: f64,
     pub events: f64,
     pub wall_time_s: f64,
@@ -231,8 +231,7 @@ impl Estimate {
                 }
             };
             let narrowest = c.route.iter().map(|&l| cap_bps[l as usize]).fold(f64::INFINITY, f64::min);
-            let cap = narrowest * active / (8.0 * small);
-            let x = demand.map_or(cap, |d| d.min(cap));
+            let x = demand.map_or(narrowest * active / (8.0 * small), |d| d.min(narrowest * active / (8.0 * small)));
             for &l in &c.route {
                 let l = l as usize;
                 min_data[l] = min_data[l].min(small);
@@ -241,25 +240,33 @@ impl Estimate {
                     offered[l] += bytes * 8.0 / active.max(1e-9);
                 }
             }
-            if let Some(ab) = ack_bytes {
-                for &l in &c.ack_route {
-                    min_ack[l as usize] = min_ack[l as usize].min(ab);
-                    ack_sum[l as usize] += x;
-                }
-            }
-            e.packets += x + if ack_bytes.is_some() { x } else { 0.0 };
             e.flows += flows;
             e.flows_by.push((Culprit::Class(ci), flows));
             e.events_by.push((Culprit::Class(ci), flows));
-            per_class.push((flows, finite.is_some()));
+            per_class.push((flows, finite.is_some(), x, ack_bytes));
+        }
+        // What each link can carry in the smallest data packets crossing it.
+        let cap = |l: usize, small: f64| if small.is_finite() { cap_bps[l] * t_end / (8.0 * small) } else { 0.0 };
+        let data_cap: Vec<f64> = (0..nl).map(|l| cap(l, min_data[l])).collect();
+        // Classes sharing a link share its capacity: each class's bound is scaled by
+        // its most oversubscribed link, so that no link carries more than it can.
+        for (c, pc) in cfg.classes.iter().zip(per_class.iter_mut()) {
+            let share = c.route.iter().map(|&l| (data_cap[l as usize] / data_sum[l as usize]).min(1.0)).fold(1.0, f64::min);
+            pc.2 *= share;
+            if let Some(ab) = pc.3 {
+                for &l in &c.ack_route {
+                    min_ack[l as usize] = min_ack[l as usize].min(ab);
+                    ack_sum[l as usize] += pc.2;
+                }
+            }
+            e.packets += pc.2 * if pc.3.is_some() { 2.0 } else { 1.0 };
         }
         e.link_bytes = cap_bps.iter().fold(0.0, |m: f64, &r| m.max(r * t_end / 8.0));
         // Packets crossing each link, capped by its capacity in its smallest packets.
         let mut hops = 0.0;
         let mut per_link = vec![0.0; nl];
         for l in 0..nl {
-            let cap = |small: f64| if small.is_finite() { cap_bps[l] * t_end / (8.0 * small) } else { 0.0 };
-            per_link[l] = data_sum[l].min(cap(min_data[l])) + ack_sum[l].min(cap(min_ack[l]));
+            per_link[l] = data_sum[l].min(data_cap[l]) + ack_sum[l].min(cap(l, min_ack[l]));
             hops += per_link[l];
         }
         // Samples of the series, from the end of the warm-up.
@@ -274,7 +281,7 @@ impl Estimate {
         let per_flow = std::mem::size_of::<FlowRecord>() as f64 + FLOW_ROW_BYTES;
         let per_conn = std::mem::size_of::<Option<Conn>>() as f64 + CONN_HEAP_BYTES;
         for (ci, c) in cfg.classes.iter().enumerate() {
-            let (flows, finite) = per_class[ci];
+            let (flows, finite, _, _) = per_class[ci];
             let overloaded = c.route.iter().any(|&l| offered[l as usize] >= cap_bps[l as usize]);
             let open = if !finite || overloaded { flows } else { 0.0 };
             e.memory_by.push((Culprit::Class(ci), flows * per_flow + open * per_conn));
