@@ -8,7 +8,7 @@ try:  # property-based tests (tests/test_properties.py): a fast subset by defaul
 
     settings.register_profile("default", max_examples=12, deadline=None, derandomize=True, database=None,
                               suppress_health_check=[HealthCheck.too_slow])
-    settings.register_profile("fuzz", max_examples=1500, deadline=None, derandomize=False,
+    settings.register_profile("fuzz", max_examples=800, deadline=None, derandomize=False,
                               suppress_health_check=[HealthCheck.too_slow])
     settings.load_profile("default")
 except ImportError:  # pragma: no cover

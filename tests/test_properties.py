@@ -9,10 +9,10 @@
   a number out of range, a non-finite number, an unknown key, an empty name or a
   huge count) are refused with a ScenarioError whose message starts with a key
   path of the scenario, or validate; never another exception, never a panic. The
-  ones that validate and are estimated to take under a second are run too.
+  ones that validate and are estimated to take under 0.2 s are run too.
 
 `make test` runs a fast, derandomized subset (profile "default", under 30 s);
-`make fuzz` runs the long campaign (profile "fuzz": thousands of examples, random
+`make fuzz` runs the long campaign (profile "fuzz": 800 valid and 4,000 invalid examples, random
 seeds, failures kept in .hypothesis/ and replayed first on the next run).
 """
 from __future__ import annotations
@@ -184,7 +184,7 @@ def mutated(draw):
 
 
 @given(mutated())
-@settings(max_examples=settings().max_examples * 12)  # validating is cheap: 12 times as many
+@settings(max_examples=settings().max_examples * 5)  # validating is cheap: 5 times as many
 def test_random_invalid_scenarios_name_a_key_and_never_crash(sc):
     try:
         info = cclab.validate(sc)
@@ -196,12 +196,12 @@ def test_random_invalid_scenarios_name_a_key_and_never_crash(sc):
         assert "Traceback" not in msg and "panicked" not in msg and "internal error" not in msg
         return
     # It validates: it runs, if it is small (the estimate says how long it takes).
-    if info["estimate"]["wall_time_s"] < 1.0:
+    if info["estimate"]["wall_time_s"] < 0.2:
         r = cclab.run(sc)
         _check_conservation(r)
 
 
 def test_the_profiles_exist():
     # `make fuzz` selects the long campaign with --hypothesis-profile=fuzz.
-    assert settings.get_profile("fuzz").max_examples >= 1000
+    assert settings.get_profile("fuzz").max_examples >= 800
     assert math.isfinite(settings.get_profile("default").max_examples)
