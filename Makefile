@@ -29,7 +29,7 @@ test-python: $(STAMP)
 
 # Property-based campaign (hypothesis, tests/test_properties.py): random valid scenarios
 # conserve packets and are deterministic, random invalid ones are refused naming a key
-# and never crash; 800 valid and 4,000 invalid examples with random seeds. Failures
+# and never crash; 800 valid and 4,000 invalid examples with random seeds (about 5 minutes). Failures
 # are kept in .hypothesis/ and replayed first next time. `make test` runs a fast subset.
 fuzz: $(STAMP)
 	$(PY) -m pytest -q tests/test_properties.py --hypothesis-profile=fuzz --hypothesis-show-statistics

@@ -110,6 +110,9 @@ def test_every_shipped_scenario_validates_under_the_default_limits():
     (lambda s: s["links"][0].update(queue={"limit": "2e18B"}), "links[0].queue.limit: expected a size of at most 1EB"),
     (lambda s: s["links"][0].update(rate="1000Gbps", queue={"limit": "1e7s"}),
      "links[0].queue.limit: that much of the link's rate is 1250000000000000000 bytes; a limit may be at most 10^18 bytes"),
+    # Used to wrap around in 64 bits and fail in pandas after the run ("cannot safely cast").
+    (lambda s: s["links"][0].update(rate="1000Gbps", queue={"limit": "1e9s"}),
+     "links[0].queue.limit: that much of the link's rate is 125000000000000000000 bytes; a limit may be at most 10^18 bytes"),
 ])
 def test_conflicts_in_output_tables_are_validation_errors(edit, message):
     import copy

@@ -211,8 +211,9 @@ fn read_limit(t: &mut Table, rate_bps: u64, default: (Option<u64>, Option<u64>))
     if l.0 == Some(0) || l.1 == Some(0) {
         return err(t.key_path("limit"), "expected room for at least one packet, got 0 (an empty buffer drops every packet)");
     }
-    if let (QueueLimit::Time(_), Some(b)) = (limit, l.1) {
-        if b > MAX_LIMIT {
+    if let QueueLimit::Time(d) = limit {
+        let b = rate_bps as u128 * d.0 as u128 / 8_000_000_000;
+        if b > MAX_LIMIT as u128 {
             return err(t.key_path("limit"), format!("that much of the link's rate is {b} bytes; a limit may be at most 10^18 bytes"));
         }
     }
