@@ -10,6 +10,8 @@
   huge count) are refused with a ScenarioError whose message starts with a key
   path of the scenario, or validate; never another exception, never a panic. The
   ones that validate and are estimated to take under 0.2 s are run too.
+* Random bytes as a flow-list file (with a valid header or not) are refused naming
+  `traffic[0].file`, never echoing the file (a marker inside it never appears).
 
 `make test` runs a fast, derandomized subset (profile "default", under 30 s);
 `make fuzz` runs the long campaign (profile "fuzz": 800 valid and 4,000 invalid examples, random
@@ -199,6 +201,24 @@ def test_random_invalid_scenarios_name_a_key_and_never_crash(sc):
     if info["estimate"]["wall_time_s"] < 0.2:
         r = cclab.run(sc)
         _check_conservation(r)
+
+
+@given(head=st.binary(max_size=300), tail=st.binary(max_size=300), with_header=st.booleans())
+@settings(max_examples=settings().max_examples * 5)
+def test_random_files_as_flow_lists_are_refused_by_key_without_echo(tmp_path_factory, head, tail, with_header):
+    # A marker inside arbitrary bytes, after a valid header or not: the file is either
+    # a flow list (it validates) or refused naming traffic[0].file, never echoed.
+    body = (b"start,size,class\n" if with_header else b"") + head + b"SECRETMARK" + tail
+    f = tmp_path_factory.mktemp("flows") / "f.csv"
+    f.write_bytes(body)
+    sc = {"duration": "1s", "links": [{"name": "l", "from": "a", "to": "b", "rate": "1Mbps", "delay": "1ms"}],
+          "traffic": [{"name": "f", "type": "flow_list", "src": "a", "dst": "b", "file": str(f)}]}
+    try:
+        cclab.validate(sc)
+    except ScenarioError as exc:
+        msg = str(exc)
+        assert msg.startswith(f"traffic[0].file: {f}"), msg
+        assert "SECRETMARK" not in msg and "\x00" not in msg, msg
 
 
 def test_the_profiles_exist():
