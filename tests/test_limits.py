@@ -130,6 +130,25 @@ def test_the_largest_queue_limit_reaches_the_links_table():
     assert r.links.limit_packets.dtype == "Int64" and r.links.limit_packets[0] == 10**18
 
 
+# --- warnings the issue found missing --------------------------------------------------
+
+def test_a_link_slower_than_the_initial_rto_warns():
+    sc = {**BASE, "links": [{**BASE["links"][0], "rate": "1kbps"}],
+          "traffic": [{"name": "t", "type": "long_lived", "src": "a", "dst": "b"}]}
+    w = cclab.validate(sc)["warnings"]
+    assert w == ['class "t": one packet (1500 bytes) takes 12.000 s to send on link "l1", longer than initial_rto '
+                 '(1 s): expect spurious timeouts'], w
+    assert cclab.validate({**sc, "tcp": {"initial_rto": "20s", "max_rto": "60s"}})["warnings"] == []
+
+
+def test_the_load_warning_counts_headers():
+    # Payload load 0.5 with a 1-byte MSS: 41 bytes on the wire per payload byte.
+    sc = {**BASE, "tcp": {"mss": 1}}
+    w = cclab.validate(sc)["warnings"]
+    assert w == ['link "l1": offered load of the Poisson and CBR classes is 20.500 (headers included), at or above capacity'], w
+    assert cclab.validate(BASE)["warnings"] == []  # 0.5 x 1500/1460 = 0.514
+
+
 # --- files that are not flow lists -----------------------------------------------------
 
 def _flow_list(file):

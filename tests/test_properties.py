@@ -1,7 +1,8 @@
 """Property-based tests (hypothesis; issue 12).
 
 * Random valid scenarios (chains of 1 to 3 links, drop-tail or RED queues, 1 to 3
-  classes of every arrival type and protocol, TCP options, warm-up, recording)
+  Poisson, long-lived and CBR classes of every protocol, TCP options, warm-up,
+  recording)
   conserve packets (whole run and measured period), keep every flow's bytes
   within its size, keep the links' counters within what the links can do, and
   give the same tables twice for the same seed.

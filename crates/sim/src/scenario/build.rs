@@ -59,9 +59,30 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
         let load = bits / names.links[l].rate_bps as f64;
         if load >= 1.0 {
             warnings.push(format!(
-                "link {:?}: offered load of the Poisson and CBR classes is {load:.3}, at or above capacity",
+                "link {:?}: offered load of the Poisson and CBR classes is {load:.3} (headers included), at or above capacity",
                 names.links[l].name
             ));
+        }
+    }
+    // A link so slow that one packet takes longer to send than the first
+    // retransmission timeout: every first segment times out (spurious timeouts).
+    for c in &classes {
+        if let crate::transport::Transport::Window { tcp, .. } = &c.transport {
+            let bits = tcp.max_packet() as f64 * 8.0;
+            for &l in &c.route {
+                let link = &names.links[l as usize];
+                let secs = bits / link.rate_bps as f64;
+                if secs > tcp.initial_rto.as_secs_f64() {
+                    warnings.push(format!(
+                        "class {:?}: one packet ({} bytes) takes {secs:.3} s to send on link {:?}, longer than initial_rto ({} s): expect spurious timeouts",
+                        c.name,
+                        tcp.max_packet(),
+                        link.name,
+                        tcp.initial_rto.as_secs_f64()
+                    ));
+                    break;
+                }
+            }
         }
     }
     let record = read_record(&mut top, &names.link_ix)?;
