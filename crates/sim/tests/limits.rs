@@ -67,6 +67,19 @@ fn the_issue_cases_are_refused_before_any_work() {
     // A duration of 1e8 s.
     let e = refused(|v| v["duration"] = json!("1e8s"), "duration: the run would take about ");
     assert!(e.contains("4.8 h of wall time at 1.00e7 events per second"), "{e}");
+    // 20 Mbps of CBR into 10 Mbps behind an endless buffer: 8.3e7 packets queued after 1e5 s.
+    let e = refused(
+        |v| {
+            v["duration"] = json!("1e5s");
+            // A duplex link first: configuration link 2 is the scenario's links[1].
+            v["links"].as_array_mut().unwrap().insert(0, json!({"name": "x", "from": "c", "to": "d", "rate": "1Mbps", "delay": "1ms"}));
+            v["links"][1]["queue"] = json!({"limit": "1000000000000000000pkts"});
+            v["traffic"] = json!([{"name": "c", "type": "cbr", "src": "a", "dst": "b", "rate": "20Mbps"}]);
+            v["record"] = json!({"interval": "0s"});
+        },
+        "links[1].queue.limit: an overloaded link would queue what it cannot carry: the run would need about 5.3 GB of memory",
+    );
+    assert!(e.ends_with("limits.memory is 4.0 GB (raise it to run this anyway)"), "{e}");
     // The arrivals table of a long run.
     refused(
         |v| {

@@ -51,6 +51,8 @@ const ARRIVAL_ROW_BYTES: f64 = 37.0 + 41.0;
 const FLOW_ROW_BYTES: f64 = 58.0 + 84.0;
 /// Heap bytes of an open connection beyond its own struct (buffers, scoreboard).
 const CONN_HEAP_BYTES: f64 = 512.0;
+/// Bytes of a packet waiting on a link's wire (docs/performance.md).
+const WIRE_ENTRY_BYTES: f64 = 64.0;
 
 /// Limits a run must stay within (the scenario's `[limits]` table).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -112,6 +114,8 @@ pub enum Culprit {
     RecordArrivals(usize),
     /// The arrivals of class i (its count, starts, file, load or size).
     Class(usize),
+    /// The queue limit of link l (index in the configuration's links).
+    Queue(usize),
 }
 
 /// Where each part of an estimate comes from.
@@ -187,6 +191,8 @@ impl Estimate {
         let mut data_sum = vec![0.0; nl];
         let mut ack_sum = vec![0.0; nl];
         let mut offered = vec![0.0; nl];
+        // Data packets the classes with a bounded demand offer each link, uncapped.
+        let mut demand_sum = vec![0.0; nl];
         let mut e = Estimate::default();
         // Packets of each class (data, ack) and its flows.
         let mut per_class = Vec::with_capacity(cfg.classes.len());
@@ -236,6 +242,7 @@ impl Estimate {
                 let l = l as usize;
                 min_data[l] = min_data[l].min(small);
                 data_sum[l] += x;
+                demand_sum[l] += demand.unwrap_or(0.0);
                 if let Some(bytes) = finite {
                     offered[l] += bytes * 8.0 / active.max(1e-9);
                 }
@@ -287,6 +294,15 @@ impl Estimate {
             e.memory_by.push((Culprit::Class(ci), flows * per_flow + open * per_conn));
         }
         e.memory_by.push((Culprit::RecordInterval, e.series_rows * SERIES_ROW_BYTES));
+        // A link offered more than it carries keeps the excess queued, up to its limit.
+        for (l, link) in cfg.links.iter().enumerate() {
+            let excess = (demand_sum[l] - data_cap[l]).max(0.0);
+            if excess > 0.0 {
+                let (lp, lb) = link.queue.limits();
+                let room = lp.map_or(f64::INFINITY, |p| p as f64).min(lb.map_or(f64::INFINITY, |b| b as f64 / min_data[l]));
+                e.memory_by.push((Culprit::Queue(l), excess.min(room) * WIRE_ENTRY_BYTES));
+            }
+        }
         for (j, &l) in cfg.record.arrivals.iter().enumerate() {
             let rows = per_link[l as usize];
             e.arrival_rows += rows;
@@ -332,6 +348,7 @@ impl Estimate {
             let what = match c {
                 Culprit::RecordInterval => format!("the series table would hold about {} rows", human(self.series_rows)),
                 Culprit::RecordArrivals(_) => format!("the arrivals table would hold about {} rows", human(self.arrival_rows)),
+                Culprit::Queue(_) => "an overloaded link would queue what it cannot carry".to_string(),
                 _ => format!("about {} flows would arrive", human(self.flows)),
             };
             return err(

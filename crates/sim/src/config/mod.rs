@@ -186,6 +186,7 @@ impl Config {
             Culprit::RecordInterval => "record.interval_ns".into(),
             Culprit::RecordArrivals(j) => format!("record.arrivals[{j}]"),
             Culprit::Class(i) => format!("classes[{i}].arrivals"),
+            Culprit::Queue(l) => format!("links[{l}].queue"),
         })
     }
 

@@ -109,6 +109,16 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
         Culprit::Duration => "duration".into(),
         Culprit::RecordInterval => "record.interval".into(),
         Culprit::RecordArrivals(j) => format!("record.arrivals[{j}]"),
+        // The scenario's link that made configuration link l (a duplex link makes two).
+        Culprit::Queue(l) => {
+            let mut made = 0;
+            let items = doc.get("links").and_then(|v| v.as_array()).map_or(&[][..], |v| v.as_slice());
+            let j = items.iter().position(|it| {
+                made += if it.get("duplex").and_then(|d| d.as_bool()) == Some(false) { 1 } else { 2 };
+                made > l
+            });
+            format!("links[{}].queue.limit", j.unwrap_or(0))
+        }
         Culprit::Class(i) => {
             let given = |k: &str| traffic.and_then(|t| t.get(i)).and_then(|t| t.get(k)).is_some_and(|v| !v.is_null());
             let key = match &config.classes[i].arrivals {
