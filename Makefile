@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.cclab-installed
 SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: install demo test test-rust test-python bench bench-sweeps crash-test validate validate-smooth clean
+.PHONY: install demo test test-rust test-python fuzz bench bench-sweeps crash-test validate validate-smooth clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,13 @@ test-rust:
 
 test-python: $(STAMP)
 	$(PY) -m pytest -q
+
+# Property-based campaign (hypothesis, tests/test_properties.py): random valid scenarios
+# conserve packets and are deterministic, random invalid ones are refused naming a key
+# and never crash; 800 valid and 4,000 invalid examples with random seeds (about 5 minutes). Failures
+# are kept in .hypothesis/ and replayed first next time. `make test` runs a fast subset.
+fuzz: $(STAMP)
+	$(PY) -m pytest -q tests/test_properties.py --hypothesis-profile=fuzz --hypothesis-show-statistics
 
 # cclab and ns-3 side by side (installs the harness's ns-3 on first use; see docs/performance.md).
 bench: $(STAMP)

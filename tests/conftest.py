@@ -3,6 +3,17 @@ from __future__ import annotations
 
 import pytest
 
+try:  # property-based tests (tests/test_properties.py): a fast subset by default, `make fuzz` for long
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("default", max_examples=12, deadline=None, derandomize=True, database=None,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.register_profile("fuzz", max_examples=800, deadline=None, derandomize=False,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("default")
+except ImportError:  # pragma: no cover
+    pass
+
 
 def dumbbell(*, rate="10Mbps", delay="25ms", limit="80ms", duration="300s", warmup="0s", seed=1,
              traffic=(), tcp=None, record=None) -> dict:

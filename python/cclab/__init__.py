@@ -11,7 +11,11 @@ __all__ = ["run", "validate", "load_scenario", "Result", "ScenarioError", "sweep
 
 
 def __getattr__(name: str):
-    if name in ("run", "validate", "Result"):
+    if name == "validate":
+        from . import validation
+
+        return validation.validate
+    if name in ("run", "Result"):
         from . import api
 
         return getattr(api, name)

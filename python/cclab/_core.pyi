@@ -15,7 +15,10 @@ class ScenarioError(ValueError):
 
 def validate_scenario(scenario_json: str, base_dir: str = ".", seed: Optional[int] = None) -> dict[str, Any]:
     """Validate a scenario given as JSON; returns {"warnings", "duration_s", "warmup_s", "seed",
-    "config"}, where "config" is the canonical JSON text of the validated configuration."""
+    "config", "estimate"}, where "config" is the canonical JSON text of the validated configuration
+    and "estimate" what the run will need (flows, packets, events, wall_time_s, series_rows,
+    arrival_rows, memory_bytes) with the limits it was checked against (limit_memory_bytes,
+    limit_wall_time_s). Raises ScenarioError for a malformed scenario or one over its limits."""
 
 def run_config(config_json: str, progress: Optional[Callable[[float], Any]] = None) -> dict[str, Any]:
     """Run a canonical configuration (JSON text) as it is; returns what `run_scenario` does."""

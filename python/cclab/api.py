@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .scenario import ScenarioError, ScenarioLike, load_scenario, to_json
+from .validation import validate, validate_text as _validate_text, with_limits
 
 #: Summary keys that measure the machine rather than the simulation; `Result.save`
 #: writes them to perf.json so that summary.json is byte-identical across runs.
@@ -102,7 +103,8 @@ class _ProgressBar:
 
 
 def run(scenario: ScenarioLike, seed: int | None = None,
-        progress: Union[bool, Callable[[float], Any]] = False) -> Result:
+        progress: Union[bool, Callable[[float], Any]] = False,
+        limits: Mapping[str, Any] | None = None) -> Result:
     """Run a scenario in the packet-level simulator.
 
     scenario: a TOML file path, TOML text, or the same structure as a dict; or a
@@ -111,6 +113,8 @@ def run(scenario: ScenarioLike, seed: int | None = None,
     seed: overrides the scenario's ``seed`` (every random stream derives from it).
     progress: True for a progress bar on stderr (shown for runs longer than a
         second), or a callable receiving the simulated time in seconds.
+    limits: overrides the scenario's ``[limits]`` table (what a run may need before
+        it is refused: ``{"memory": "16GB", "wall_time": "10h"}``; docs/engine.md).
 
     Raises ScenarioError (a ValueError) naming the key path of a malformed field.
     """
@@ -119,6 +123,8 @@ def run(scenario: ScenarioLike, seed: int | None = None,
     if _is_config(scenario):
         if seed is not None:
             raise ScenarioError("seed: a canonical configuration carries its seed; edit its \"seed\" instead")
+        if limits is not None:
+            raise ScenarioError("limits: a canonical configuration carries its limits; edit its \"limits\" instead")
         try:
             raw = _core.run_config(json.dumps(dict(scenario)), progress if callable(progress) else None)
         except _core.ScenarioError as exc:
@@ -127,6 +133,7 @@ def run(scenario: ScenarioLike, seed: int | None = None,
     structure, base_dir = load_scenario(scenario)
     if seed is not None and (not isinstance(seed, (int, np.integer)) or seed < 0):
         raise ScenarioError(f"seed: expected a non-negative integer, got {seed!r}")
+    structure = with_limits(structure, limits)
     text = to_json(structure)
     bar = None
     if progress is True:
@@ -148,33 +155,6 @@ def run(scenario: ScenarioLike, seed: int | None = None,
 
 def _is_config(scenario) -> bool:
     return isinstance(scenario, Mapping) and str(scenario.get("format", "")).startswith("cclab-config/")
-
-
-def validate(scenario: ScenarioLike, seed: int | None = None) -> dict:
-    """Check a scenario without running it.
-
-    Returns ``{"warnings": [...], "duration_s", "warmup_s", "seed", "config"}``;
-    raises ScenarioError naming the key path of the first malformed field.
-    ``config`` is the canonical configuration (a dict): nodes; links, both
-    directions of a duplex link, with rates in bit/s and delays in ns; classes with
-    endpoints and routes as indices, arrival process, transport and TCP
-    parameters; the effective seed. It is what another simulator needs to run the
-    same scenario, what a stored result is keyed by, and ``cclab.run(config)``
-    runs it as it is.
-    """
-    structure, base_dir = load_scenario(scenario)
-    return _validate_text(to_json(structure), base_dir, seed)
-
-
-def _validate_text(text: str, base_dir: Path, seed: int | None = None) -> dict:
-    from . import _core
-
-    try:
-        info = dict(_core.validate_scenario(text, str(base_dir), seed))
-    except _core.ScenarioError as exc:
-        raise ScenarioError(str(exc)) from None
-    info["config"] = json.loads(info["config"])
-    return info
 
 
 def _to_result(raw: dict, structure: dict) -> Result:

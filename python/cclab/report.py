@@ -57,8 +57,12 @@ def print_summary(result) -> None:
         print(class_table(result).to_string(index=False))
         print()
         print(link_table(result).to_string(index=False))
-    print(f"\npackets: {s['packets_sent']} sent = {s['packets_delivered']} delivered + "
+    print(f"\npackets (whole run): {s['packets_sent']} sent = {s['packets_delivered']} delivered + "
           f"{s['packets_dropped']} dropped + {s['packets_in_flight']} in flight")
+    if s["warmup_s"] > 0:
+        print(f"packets after the warm-up: {s['packets_in_flight_at_warmup']} in flight at its end + "
+              f"{s['measured_packets_sent']} sent = {s['measured_packets_delivered']} delivered + "
+              f"{s['measured_packets_dropped']} dropped + {s['packets_in_flight']} in flight")
     print(f"engine: {s['events']:,} events in {s['wall_time_s']:.3f} s wall "
           f"({s['events_per_s'] / 1e6:.2f} M events/s, {s['wall_s_per_sim_s'] * 1e3:.3f} ms wall per simulated s)")
 

@@ -21,7 +21,9 @@ fn internal(e: Box<dyn std::any::Any + Send>) -> PyErr {
 }
 
 /// Validate a scenario (JSON text); returns {"warnings", "duration_s", "warmup_s",
-/// "seed", "config"} or raises ScenarioError. `config` is the canonical JSON of the
+/// "seed", "config", "estimate"} or raises ScenarioError. `estimate` is what the
+/// run will need (flows, packets, events, wall_time_s, series_rows, arrival_rows,
+/// memory_bytes) and the limits it was checked against. `config` is the canonical JSON of the
 /// validated configuration: every name resolved, every unit in SI integers, every
 /// file read in (what another simulator needs to run the same thing, and the key of
 /// a stored result).
@@ -35,6 +37,18 @@ fn validate_scenario<'py>(py: Python<'py>, scenario_json: &str, base_dir: &str, 
     d.set_item("warmup_s", cfg.warmup.as_secs_f64())?;
     d.set_item("seed", cfg.seed)?;
     d.set_item("config", cfg.to_json())?;
+    let e = cfg.estimate();
+    let est = PyDict::new(py);
+    est.set_item("flows", e.flows)?;
+    est.set_item("packets", e.packets)?;
+    est.set_item("events", e.events)?;
+    est.set_item("wall_time_s", e.wall_time_s)?;
+    est.set_item("series_rows", e.series_rows)?;
+    est.set_item("arrival_rows", e.arrival_rows)?;
+    est.set_item("memory_bytes", e.memory_bytes)?;
+    est.set_item("limit_memory_bytes", cfg.limits.memory_bytes)?;
+    est.set_item("limit_wall_time_s", cfg.limits.wall_time.as_secs_f64())?;
+    d.set_item("estimate", est)?;
     Ok(d)
 }
 

@@ -27,8 +27,9 @@ pub use config::Config;
 /// of the previous engine stale instead of silently reused. A change that only
 /// adds keys needs no bump (new keys change the canonical configuration itself).
 /// `tests/reference_digest.rs` pins one scenario's output; this covers the rest.
-/// History: 2, the flows table's `start` column (access control).
-pub const RESULTS_VERSION: u32 = 2;
+/// History: 2, the flows table's `start` column (access control); 3, the warm-up
+/// excluded from the series and the flow counts.
+pub const RESULTS_VERSION: u32 = 3;
 pub use metrics::{RunResult, Scalar};
 pub use settings::ScenarioError;
 pub use sim::{PacketCounters, Simulation};

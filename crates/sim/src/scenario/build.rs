@@ -2,11 +2,13 @@
 //! routes computed and checked, units converted, files read. Every error names
 //! the key path in the file.
 use super::classes::{read_class, Names};
+use crate::config::estimate::{Culprit, Limits};
 use crate::config::{Config, FORMAT};
 use crate::engine::SimTime;
 use crate::metrics::RecordConfig;
 use crate::net::{Graph, LinkConfig, Queue};
 use crate::settings::{err, Duration, Result, Table, Value, WholeRate};
+use crate::traffic::Arrivals;
 use crate::transport::cc::Registry;
 use crate::transport::tcp::TcpParams;
 use std::collections::HashMap;
@@ -57,12 +59,37 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
         let load = bits / names.links[l].rate_bps as f64;
         if load >= 1.0 {
             warnings.push(format!(
-                "link {:?}: offered load of the Poisson and CBR classes is {load:.3}, at or above capacity",
+                "link {:?}: offered load of the Poisson and CBR classes is {load:.3} (headers included), at or above capacity",
                 names.links[l].name
             ));
         }
     }
+    // A link so slow that one packet takes longer to send than the first
+    // retransmission timeout: every first segment times out (spurious timeouts).
+    for c in &classes {
+        if let crate::transport::Transport::Window { tcp, .. } = &c.transport {
+            let bits = tcp.max_packet() as f64 * 8.0;
+            for &l in &c.route {
+                let link = &names.links[l as usize];
+                let secs = bits / link.rate_bps as f64;
+                if secs > tcp.initial_rto.as_secs_f64() {
+                    warnings.push(format!(
+                        "class {:?}: one packet ({} bytes) takes {secs:.3} s to send on link {:?}, longer than initial_rto ({} s): expect spurious timeouts",
+                        c.name,
+                        tcp.max_packet(),
+                        link.name,
+                        tcp.initial_rto.as_secs_f64()
+                    ));
+                    break;
+                }
+            }
+        }
+    }
     let record = read_record(&mut top, &names.link_ix)?;
+    let limits = match top.table("limits")? {
+        Some(t) => Limits::read(t)?,
+        None => Limits::default(),
+    };
     top.finish("a scenario")?;
     let config = Config {
         format: FORMAT.to_string(),
@@ -74,7 +101,36 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
         links: std::mem::take(&mut names.links),
         classes,
         record,
+        limits,
     };
+    // What the run will need, blamed on the scenario's keys.
+    let traffic = doc.get("traffic").and_then(|t| t.as_array());
+    config.estimate().check(&config.limits, &|c| match c {
+        Culprit::Duration => "duration".into(),
+        Culprit::RecordInterval => "record.interval".into(),
+        Culprit::RecordArrivals(j) => format!("record.arrivals[{j}]"),
+        // The scenario's link that made configuration link l (a duplex link makes two).
+        Culprit::Queue(l) => {
+            let mut made = 0;
+            let items = doc.get("links").and_then(|v| v.as_array()).map_or(&[][..], |v| v.as_slice());
+            let j = items.iter().position(|it| {
+                made += if it.get("duplex").and_then(|d| d.as_bool()) == Some(false) { 1 } else { 2 };
+                made > l
+            });
+            format!("links[{}].queue.limit", j.unwrap_or(0))
+        }
+        Culprit::Class(i) => {
+            let given = |k: &str| traffic.and_then(|t| t.get(i)).and_then(|t| t.get(k)).is_some_and(|v| !v.is_null());
+            let key = match &config.classes[i].arrivals {
+                Arrivals::Poisson { .. } if given("arrival_rate") => "arrival_rate",
+                Arrivals::Poisson { .. } => "size",
+                Arrivals::LongLived { .. } => "count",
+                Arrivals::Starts { .. } => "starts",
+                Arrivals::FlowList { .. } => "file",
+            };
+            format!("traffic[{i}].{key}")
+        }
+    })?;
     debug_assert_eq!(config.check(registry), Ok(()));
     Ok((config, warnings))
 }

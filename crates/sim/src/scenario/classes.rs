@@ -76,8 +76,13 @@ pub(super) fn read_class(
         "poisson" => {
             let a = read_poisson(&mut t, names, &route, base_dir)?;
             if let Arrivals::Poisson { rate_per_s, size } = &a {
+                // On the wire, with every segment's header (a 1-byte MSS sends 41 bytes a byte).
+                let wire = match &transport {
+                    Transport::Window { tcp, .. } => tcp.max_packet() as f64 / tcp.mss as f64,
+                    Transport::Rate { .. } => 1.0,
+                };
                 for &l in &route {
-                    offered_bps[l as usize] += rate_per_s * size.mean() * 8.0;
+                    offered_bps[l as usize] += rate_per_s * size.mean() * 8.0 * wire;
                 }
             }
             a

@@ -131,8 +131,10 @@ pub fn parse_queue_limit(s: &str) -> Result<QueueLimit, String> {
             Ok(QueueLimit::Packets(v as u64))
         }
         _ => {
-            if let Ok(b) = parse_size(s) {
-                return Ok(QueueLimit::Bytes(b.round() as u64));
+            match parse_size(s) {
+                Ok(b) => return Ok(QueueLimit::Bytes(b.round() as u64)),
+                Err(e) if e.contains("at most") => return Err(e),
+                Err(_) => {}
             }
             parse_duration(s).map(QueueLimit::Time).map_err(|_| bad())
         }

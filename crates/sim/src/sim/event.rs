@@ -27,6 +27,8 @@ pub enum Owner {
     Recorder,
     /// A link's queue discipline (RCP's rate updates), by link index.
     Link(u32),
+    /// The end of the warm-up: counters and the series start from here.
+    Warmup,
 }
 
 /// An event: a packet arriving somewhere, or a timer firing for an owner (16 bytes).

@@ -63,6 +63,10 @@ pub struct Simulation {
     events: u64,
     series: Series,
     recorder: Timer,
+    /// Fires at the end of the warm-up (when there is one).
+    warmup_timer: Timer,
+    /// The packet counters when the warm-up ended (all zero without a warm-up).
+    at_warmup: PacketCounters,
     warnings: Vec<String>,
     wall_secs: f64,
 }
@@ -121,6 +125,8 @@ impl Simulation {
             events: 0,
             series,
             recorder: Timer::default(),
+            warmup_timer: Timer::default(),
+            at_warmup: PacketCounters::default(),
             warnings,
             wall_secs: 0.0,
             cfg,
@@ -138,6 +144,12 @@ impl Simulation {
     }
 
     fn schedule_initial(&mut self) {
+        // First, so that it runs before anything else due at the same time: what
+        // happens at the warm-up's end is measured (as a flow arriving then is).
+        if self.cfg.warmup > SimTime::ZERO {
+            self.warmup_timer.set(self.cfg.warmup);
+            self.net.queue.arm(&mut self.warmup_timer, Event::Timer(Owner::Warmup));
+        }
         for (ci, c) in self.cfg.classes.iter().enumerate() {
             let cr = &mut self.classes[ci];
             if let Some(t) = cr.source.first(&c.arrivals, c.start, c.stop_time()) {
@@ -154,7 +166,8 @@ impl Simulation {
         }
         self.access_schedule_initial();
         if let Some(iv) = self.cfg.record.interval {
-            self.recorder.set(iv);
+            // Samples every interval after the warm-up.
+            self.recorder.set(self.cfg.warmup + iv);
             self.net.queue.arm(&mut self.recorder, Event::Timer(Owner::Recorder));
         }
     }
@@ -184,6 +197,7 @@ impl Simulation {
                         Owner::Access(ci) => self.access_fired(ci),
                         Owner::Recorder => self.sample(),
                         Owner::Link(l) => self.link_timer(l),
+                        Owner::Warmup => self.end_warmup(),
                     }
                 }
             }
@@ -461,6 +475,18 @@ impl Simulation {
         }
         let timer = link.rcp_timer().expect("RCP");
         self.net.queue.arm(timer, Event::Timer(Owner::Link(l)));
+    }
+
+    /// The warm-up ends: keep the packet counters, and start the series' throughput
+    /// from here.
+    fn end_warmup(&mut self) {
+        if self.net.queue.fire(&mut self.warmup_timer, self.net.now) != Firing::Due {
+            return;
+        }
+        self.at_warmup = self.net.packet_counters();
+        for c in self.classes.iter_mut() {
+            c.delivered_at_sample = c.delivered;
+        }
     }
 
     fn sample(&mut self) {

@@ -32,18 +32,26 @@ impl Simulation {
         put("simulated_s", Scalar::Num(end.as_secs_f64()));
         put("warmup_s", Scalar::Num(warm.as_secs_f64()));
         put("completed_run", Scalar::Int(!stopped_early as i64));
-        put("flows_arrived", Scalar::Int(ft.len() as i64));
-        put("flows_finished", Scalar::Int(ft.finished.iter().filter(|&&f| f).count() as i64));
+        // Flows counted: those that arrived after the warm-up, and the ones that never
+        // end (they start once, often at 0, and never finish).
+        let counted = |i: usize| !ft.warmup[i] || ft.size[i].is_nan();
+        put("flows_arrived", Scalar::Int((0..ft.len()).filter(|&i| counted(i)).count() as i64));
+        put("flows_finished", Scalar::Int((0..ft.len()).filter(|&i| counted(i) && ft.finished[i]).count() as i64));
+        // The whole run's packets (a conservation check: sent = delivered + dropped +
+        // in flight), then those of the measured period [warm-up, end].
         put("packets_sent", Scalar::Int(counters.sent as i64));
         put("packets_delivered", Scalar::Int(counters.delivered as i64));
         put("packets_dropped", Scalar::Int(counters.dropped as i64));
         put("packets_in_flight", Scalar::Int(counters.in_flight as i64));
         put("packets_marked", Scalar::Int(counters.marked as i64));
+        let w = self.at_warmup;
+        put("packets_in_flight_at_warmup", Scalar::Int(w.in_flight as i64));
+        put("measured_packets_sent", Scalar::Int((counters.sent - w.sent) as i64));
+        put("measured_packets_delivered", Scalar::Int((counters.delivered - w.delivered) as i64));
+        put("measured_packets_dropped", Scalar::Int((counters.dropped - w.dropped) as i64));
+        put("measured_packets_marked", Scalar::Int((counters.marked - w.marked) as i64));
         for (ci, c) in self.cfg.classes.iter().enumerate() {
-            // Flows counted for the class: those that arrived after the warm-up, and
-            // the ones that never end (they start once and never finish).
-            let sel: Vec<usize> =
-                (0..ft.len()).filter(|&i| ft.class[i] as usize == ci && (!ft.warmup[i] || ft.size[i].is_nan())).collect();
+            let sel: Vec<usize> = (0..ft.len()).filter(|&i| ft.class[i] as usize == ci && counted(i)).collect();
             let done: Vec<f64> = sel.iter().filter(|&&i| ft.finished[i]).map(|&i| ft.completion_time[i]).collect();
             let mean = if done.is_empty() { f64::NAN } else { done.iter().sum::<f64>() / done.len() as f64 };
             put(&format!("{}.flows", c.name), Scalar::Int(sel.len() as i64));

@@ -2,6 +2,8 @@
 //! Errors name the scenario key that gave the file and the line at fault, and
 //! never echo the file's content.
 use crate::settings::{err, Result, ScenarioError};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// `file` relative to `base` (the scenario file's folder), unless absolute.
@@ -14,27 +16,62 @@ pub fn resolve(base: &Path, file: &str) -> PathBuf {
     }
 }
 
+/// Longest header line read before the file is known to be a CSV of the right kind.
+const MAX_HEADER_BYTES: u64 = 64 * 1024;
+
 /// The rows of a CSV file with the given columns (by header name): each row is
-/// (line number, cells of those columns).
+/// (line number, cells of those columns). The header (the first line that is not
+/// blank or a `#` comment) is read and checked before anything else, at most
+/// 64 KiB of it, so that a file that is not such a CSV (a system file, a binary,
+/// a device) is refused without reading it whole; errors never echo its content.
 pub fn read_csv(path: &Path, key: &str, columns: &[&str]) -> Result<Vec<(usize, Vec<String>)>> {
-    let bytes = std::fs::read(path).map_err(|e| ScenarioError::new(key, format!("cannot read {}: {e}", path.display())))?;
-    let text = String::from_utf8(bytes).map_err(|_| ScenarioError::new(key, format!("{} is not a text (UTF-8) file", path.display())))?;
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
-    let (_, header) = lines.next().ok_or_else(|| ScenarioError::new(key, format!("{} is empty", path.display())))?;
-    let head: Vec<&str> = header.split(',').map(|h| h.trim()).collect();
-    let mut ix = Vec::new();
-    for c in columns {
-        match head.iter().position(|h| h == c) {
-            Some(i) => ix.push(i),
-            None => {
-                return err(key, format!("{}: the first line must be a header naming the columns {}", path.display(), columns.join(", ")))
-            }
-        }
+    let shown = path.display();
+    let cannot = |e: std::io::Error| ScenarioError::new(key, format!("cannot read {shown}: {e}"));
+    let not_text = || ScenarioError::new(key, format!("{shown} is not a text (UTF-8) file"));
+    let not_header = || {
+        ScenarioError::new(key, format!("{shown}: the first line must be a header naming the columns {}", columns.join(", ")))
+    };
+    if !std::fs::metadata(path).map_err(cannot)?.is_file() {
+        return err(key, format!("{shown} is not a regular file"));
     }
-    Ok(lines
+    let mut reader = BufReader::new(File::open(path).map_err(cannot)?);
+    let mut buf = Vec::new();
+    let mut skipped = 0;
+    let header = loop {
+        buf.clear();
+        let n = reader.by_ref().take(MAX_HEADER_BYTES).read_until(b'\n', &mut buf).map_err(cannot)?;
+        if n == 0 {
+            return err(key, format!("{shown} is empty"));
+        }
+        if n as u64 == MAX_HEADER_BYTES && buf.last() != Some(&b'\n') {
+            return Err(not_header());
+        }
+        let line = std::str::from_utf8(&buf).map_err(|_| not_text())?;
+        if line.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\r' | '\n')) {
+            return Err(not_text());
+        }
+        skipped += 1;
+        let t = line.trim();
+        if !t.is_empty() && !t.starts_with('#') {
+            break t.to_string();
+        }
+    };
+    let head: Vec<&str> = header.split(',').map(|h| h.trim()).collect();
+    // A header is names: letters, digits and underscores.
+    if head.iter().any(|h| h.is_empty() || !h.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')) {
+        return Err(not_header());
+    }
+    let ix: Vec<usize> = columns.iter().map(|c| head.iter().position(|h| h == c).ok_or_else(not_header)).collect::<Result<_>>()?;
+    let mut rest = Vec::new();
+    reader.read_to_end(&mut rest).map_err(cannot)?;
+    let text = String::from_utf8(rest).map_err(|_| not_text())?;
+    Ok(text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         .map(|(n, l)| {
             let cells: Vec<&str> = l.split(',').map(|c| c.trim()).collect();
-            (n + 1, ix.iter().map(|&i| cells.get(i).copied().unwrap_or_default().to_string()).collect())
+            (n + 1 + skipped, ix.iter().map(|&i| cells.get(i).copied().unwrap_or_default().to_string()).collect())
         })
         .collect())
 }

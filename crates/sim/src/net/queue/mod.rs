@@ -228,13 +228,23 @@ fn read_limit(t: &mut Table, rate_bps: u64, default: (Option<u64>, Option<u64>))
     if l.0 == Some(0) || l.1 == Some(0) {
         return err(t.key_path("limit"), "expected room for at least one packet, got 0 (an empty buffer drops every packet)");
     }
+    if let QueueLimit::Time(d) = limit {
+        let b = rate_bps as u128 * d.0 as u128 / 8_000_000_000;
+        if b > MAX_LIMIT as u128 {
+            return err(t.key_path("limit"), format!("that much of the link's rate is {b} bytes; a limit may be at most 10^18 bytes"));
+        }
+    }
     Ok(l)
 }
 
 /// Bytes the link sends in `d`.
 fn bytes_in(rate_bps: u64, d: SimTime) -> u64 {
-    (rate_bps as u128 * d.0 as u128 / 8_000_000_000) as u64
+    (rate_bps as u128 * d.0 as u128 / 8_000_000_000).min(u64::MAX as u128) as u64
 }
+
+/// The largest queue limit, in packets or bytes: 10^18, below what the links
+/// table's `limit_packets` / `limit_bytes` columns (pandas Int64) hold, 2^63 - 1.
+pub const MAX_LIMIT: u64 = 1_000_000_000_000_000_000;
 
 /// The thresholds `min_th` and `max_th` of an active queue ("5pkts", "7500B" or
 /// "5ms", the last in bytes of the link's rate), both in one unit; `default`

@@ -7,6 +7,8 @@
 //! written next to every result and is the content key of a run: the same JSON
 //! and seed give the same bytes out. Reading the JSON back gives the same
 //! `Config`, checked again, so a stored configuration can be re-run as it is.
+pub mod estimate;
+
 use crate::engine::SimTime;
 use crate::metrics::RecordConfig;
 use crate::net::{Graph, LinkConfig, RouteFault};
@@ -17,6 +19,7 @@ use crate::traffic::{Arrivals, ClassConfig, Phase, SizeDist, MAX_FLOW_BYTES};
 use crate::transport::cc::{CcConfig, Registry};
 use crate::transport::rate::{RateConfig, RateControl};
 use crate::transport::Transport;
+use estimate::{Culprit, Estimate, Limits};
 use serde::{Deserialize, Serialize};
 
 /// The version of the canonical form; a change of meaning bumps it.
@@ -39,6 +42,9 @@ pub struct Config {
     pub links: Vec<LinkConfig>,
     pub classes: Vec<ClassConfig>,
     pub record: RecordConfig,
+    /// What the run may need (absent from the canonical form when the defaults).
+    #[serde(default, skip_serializing_if = "Limits::is_default")]
+    pub limits: Limits,
 }
 
 fn at(path: String, msg: impl Into<String>) -> ScenarioError {
@@ -104,6 +110,9 @@ impl Config {
             let (lp, lb) = l.queue.limits();
             if lp == Some(0) || lb == Some(0) {
                 return err(format!("{p}.queue"), "a queue must hold at least one packet");
+            }
+            if lp.max(lb).is_some_and(|x| x > crate::net::queue::MAX_LIMIT) {
+                return err(format!("{p}.queue"), "a queue limit may be at most 10^18 packets or bytes");
             }
             l.queue.validate().map_err(|(k, m)| at(format!("{p}.queue.{k}"), m))?;
             if l.name.is_empty() || !entities.insert(l.name.as_str()) {
@@ -189,7 +198,19 @@ impl Config {
         if self.record.arrivals.iter().any(|&l| l as usize >= self.links.len()) {
             return err("record.arrivals", "a link index is out of range");
         }
-        Ok(())
+        self.limits.validate("limits")?;
+        self.estimate().check(&self.limits, &|c| match c {
+            Culprit::Duration => "duration_ns".into(),
+            Culprit::RecordInterval => "record.interval_ns".into(),
+            Culprit::RecordArrivals(j) => format!("record.arrivals[{j}]"),
+            Culprit::Class(i) => format!("classes[{i}].arrivals"),
+            Culprit::Queue(l) => format!("links[{l}].queue"),
+        })
+    }
+
+    /// What the run will need ([`estimate`]).
+    pub fn estimate(&self) -> Estimate {
+        Estimate::of(self)
     }
 }
 
