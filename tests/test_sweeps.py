@@ -243,21 +243,31 @@ def test_local_pool_and_dask_cluster_store_what_a_serial_sweep_does(tmp_path, da
 
 
 def test_a_lost_dask_worker_s_runs_are_retried(tmp_path, dask_client):
-    # runs of about 0.1-0.3 s each, so that the killed worker has one in flight
+    # runs of about 0.1-0.3 s each; the worker is killed as soon as it holds one (a
+    # timer could fire after a fast machine has finished the sweep)
     sc = json.loads(json.dumps(TINY))
     sc["duration"] = "200s"
     sc["record"] = {"interval": "0s"}
-    pids = list(dask_client.run(os.getpid).values())
-    victim = pids[0]
-    timer = threading.Timer(0.8, os.kill, (victim, signal.SIGKILL))
-    t0 = time.perf_counter()
-    timer.start()
+    victim_addr, victim = next(iter(dask_client.run(os.getpid).items()))
+    done, killed = threading.Event(), threading.Event()
+
+    def kill_when_busy():
+        while not done.is_set():
+            if dask_client.processing().get(victim_addr):
+                os.kill(victim, signal.SIGKILL)
+                killed.set()
+                return
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=kill_when_busy, daemon=True)
+    watcher.start()
     try:
         res = sweep(sc, grid={"traffic[short].load": [0.2, 0.4, 0.6, 0.8]}, seeds=3, store=tmp_path / "s",
                     cluster=dask_client, progress=False)
     finally:
-        timer.cancel()
-    assert time.perf_counter() - t0 > 0.8, "the sweep ended before the worker was killed: make the runs longer"
+        done.set()
+        watcher.join()
+    assert killed.is_set(), "the worker never held a run"
     with pytest.raises(ProcessLookupError):
         os.kill(victim, 0)
     assert (res.stats.ran, res.stats.failed) == (12, 0)
