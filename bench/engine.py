@@ -16,6 +16,10 @@ beside it in the same run.
    20000 s, and 10,000 concurrent long flows at 10 and 100 s.
 5. ns-3 on the reference scenario's seed-1 flows, and cclab on the same list:
    the speed-up is the ratio of the two wall-clock times.
+6. Rate senders (CBR, and TFRC, TFCBR, RDTF with their receivers' feedback) on the
+   case of section 3: CPU per link transmission against NewReno's in the same run,
+   and per data packet (NewReno's transmissions are half ACKs; a rate flow sends
+   one feedback packet per RTT). Target: within 30%.
 
     make bench            # or: .venv/bin/python bench/engine.py [--repeat 5] [--no-ns3]
 """
@@ -158,6 +162,50 @@ def controllers(binary: Path, repeat: int) -> bool:
     return ok
 
 
+# The rate senders of section 6: (label, the traffic class's protocol lines).
+RATE_SENDERS = [
+    ("newreno", 'protocol = "newreno"'),
+    ("cbr (9.9 Mbps each)", 'protocol = "cbr"\ncc = { rate = "9.9Mbps" }'),
+    ("cbr, random phases", 'protocol = "cbr"\ncc = { rate = "9.9Mbps" }\nphase = "random"'),
+    ("pareto (19 Mbps on)", 'protocol = "pareto"\ncc = { rate = "19Mbps", on = "500ms", off = "500ms", shape = 1.5 }'),
+    ("tfrc", 'protocol = "tfrc"'),
+    ("tfrc (§4.5, §5.5 on)", 'protocol = "tfrc"\ncc = { discounting = true, oscillation_reduction = true }'),
+    ("tfcbr", 'protocol = "tfcbr"'),
+    ("rdtf", 'protocol = "rdtf"'),
+]
+
+
+def rate_senders(binary: Path, repeat: int) -> bool:
+    """Section 6: CPU per link transmission and per data packet of every rate sender
+    against NewReno's, interleaved runs of the controllers section's case."""
+    rate, delay, rtt = CASES[1]
+    print(f"\nrate senders, {rate} / {rtt}, 100 long flows, 10 simulated s (engine binary, median of {repeat} "
+          f"interleaved runs):\n")
+    print(f"{'protocol':22} {'transmissions':>14} {'data packets':>13} {'ns/tx CPU':>10} {'/ newreno':>10} "
+          f"{'ns/data pkt':>12} {'/ newreno':>10} {'util':>6}")
+    per_tx = {label: [] for label, _ in RATE_SENDERS}
+    per_data = {label: [] for label, _ in RATE_SENDERS}
+    last = {}
+    for _ in range(repeat):
+        for label, protocol in RATE_SENDERS:
+            r = run_binary(binary, long_flows(rate, delay, rtt, 100, "10s", protocol))
+            per_tx[label].append(r["cpu_time_s"] / r["transmissions"] * 1e9)
+            per_data[label].append(r["cpu_time_s"] / r["links"]["bottleneck"] * 1e9)
+            last[label] = r
+    base_tx, base_data = statistics.median(per_tx["newreno"]), statistics.median(per_data["newreno"])
+    ok_tx = ok_data = True
+    for label, _ in RATE_SENDERS:
+        tx, data = statistics.median(per_tx[label]), statistics.median(per_data[label])
+        ok_tx &= tx / base_tx <= TARGET_CONTROLLER_RATIO
+        ok_data &= data / base_data <= TARGET_CONTROLLER_RATIO
+        r = last[label]
+        print(f"{label:22} {r['transmissions']:14,.0f} {r['links']['bottleneck']:13,.0f} {tx:10.1f} {tx / base_tx:10.2f} "
+              f"{data:12.1f} {data / base_data:10.2f} {r['util']:6.3f}")
+    print(f"\ntarget: every rate sender within {TARGET_CONTROLLER_RATIO - 1:.0%} of NewReno's CPU per link transmission: "
+          f"{'met' if ok_tx else 'NOT MET'}; per data packet: {'met' if ok_data else 'NOT MET'}")
+    return ok_tx
+
+
 def memory(binary: Path) -> bool:
     text = re.sub(r'interval = "[^"]+"', 'interval = "0s"', REFERENCE.read_text())
     ref = {d: run_binary(binary, re.sub(r'duration = "[^"]+"', f'duration = "{d}"', text)) for d in ("2000s", "20000s")}
@@ -198,7 +246,9 @@ def main() -> int:
     binary = engine_binary()
     met = long_flow_cases(binary, args.repeat)
     met &= controllers(binary, args.repeat)
+    met &= rate_senders(binary, args.repeat)
     met &= memory(binary)
+    met &= rate_senders(binary, args.repeat)
     if not args.no_ns3:
         met &= side_by_side(sim_s)
     return 0 if met else 1
