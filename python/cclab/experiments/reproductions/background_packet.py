@@ -399,6 +399,14 @@ def summary_table(s: pd.DataFrame, extra: tuple[str, ...] = ()) -> str:
     return "\n".join([head, sep, *rows])
 
 
+def finish(fig, axes, title: str, ncol: int = 1):
+    """The legend in the first panel, the title above all panels."""
+    axes.flat[0].legend(fontsize=6.5, ncol=ncol)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
 def plot_ratios(s: pd.DataFrame, panels: list[tuple[dict, str, str]], title: str, ncols: int = 2,
                 paper: dict[int, list[tuple[str, float, float]]] | None = None):
     """One panel per (filter, column, y label): the ratio against the load per policy;
@@ -420,15 +428,14 @@ def plot_ratios(s: pd.DataFrame, panels: list[tuple[dict, str, str]], title: str
             ax.plot([x], [y], "x", color=COLORS.get(p, "gray"), ms=10, mew=2.5,
                     label=f"paper (text): {p}" if i < 2 else None)
         ax.axhline(1.0, color="k", lw=0.6)
+        if col == "active_ratio":  # ideal low priority starves beside a long flow: ratios of 10^3-10^4
+            ax.set_yscale("log")
         ax.set_ylabel(label, fontsize=8)
         ax.set_title(", ".join(f"{k} = {v}" for k, v in flt.items()) or label, fontsize=8)
         ax.grid(alpha=0.3)
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
-    axes.flat[0].legend(fontsize=6.5, ncol=2)
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    return fig
+    return finish(fig, axes, title, ncol=2)
 
 
 def outcome(s: pd.DataFrame, fig, claims: list[tuple[str, str, str]], intro: str, tables: str, what: str) -> Outcome:
@@ -625,10 +632,7 @@ def plot_fig6(bins: pd.DataFrame, flow: pd.DataFrame, title: str):
         ax.set_title(f"k = 1, ρ = {x:g}", fontsize=8)
         ax.grid(alpha=0.3)
         ax.set_ylim(0, 2.5)
-    axes.flat[0].legend(fontsize=6.5)
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    return fig
+    return finish(fig, axes, title)
 
 
 @reproduction("background-packet-fig6", paper=PAPER, figure="Fig. 6 (a, b), §IV-B",
@@ -841,7 +845,4 @@ def plot_fig9(s: pd.DataFrame, title: str):
         ax.set_ylabel("short-flow delay / vanilla's")
         ax.set_title(f"ρ1 = {y:g}", fontsize=8)
         ax.grid(alpha=0.3, axis="y")
-    axes.flat[0].legend(fontsize=6.5)
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    return fig
+    return finish(fig, axes, title)
