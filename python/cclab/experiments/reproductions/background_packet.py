@@ -47,6 +47,8 @@ LBES = ("ledbat", "ledbat_60", "tcp_lp")
 #: The flow-level model's policies (``low_priority``: the ideal lower-than-best-effort class).
 FLOW_POLICIES = ("vanilla", "rate_tracking", "low_priority")
 RHO_B = 0.3
+#: Payload share of the wire in the scenarios (1460-byte segments, 40 bytes of headers).
+PAYLOAD = 1460 / 1500
 #: Width and number of Fig. 6's size bins (bytes).
 BIN_BYTES, BINS = 50_000, 100
 #: Short flows arriving in the last DRAIN seconds (at most a quarter of the measured
@@ -208,19 +210,22 @@ def run_flow(setup: Setup, policies: Iterable[str], xs: Iterable[float], *, dura
              replications: int, seed: int) -> pd.DataFrame:
     """The same network in ``cclab.flowsim`` (bytes and seconds, so the controllers'
     120 s period means what it means at packet level); rows as :func:`run_packet`'s,
-    ``seed`` the replication (two policies' replications draw the same arrivals)."""
+    ``seed`` the replication (two policies' replications draw the same arrivals). The
+    links carry payload: 10 Mbps less the headers (:data:`PAYLOAD`), the arrival rates
+    are the packet level's, so a load of 0.95 is 0.976 of the flow-level capacity."""
     from cclab import flowsim
 
-    cap = fb.LINK_BPS / 8
+    cap = fb.LINK_BPS / 8 * PAYLOAD  # bytes of payload per second
+    rate = lambda load: load * fb.LINK_BPS / 8 / fb.MEAN_BYTES  # arrivals per second, as at packet level
     rows = []
     for x in xs:
         loads = setup.loads(float(x))
         for p in policies:
-            classes: list[object] = [flowsim.Short(load=loads[n], mean_size=fb.MEAN_BYTES, route=setup.routes[n],
-                                                   name=n) for n in setup.web]
+            classes: list[object] = [flowsim.Short(rate=rate(loads[n]), mean_size=fb.MEAN_BYTES,
+                                                   route=setup.routes[n], name=n) for n in setup.web]
             if setup.k:
                 classes.append(flowsim.Long(count=setup.k, route=setup.routes[setup.web[0]], name=fb.LONG))
-            classes += [flowsim.Background(fb.FLOW_POLICIES[p], {}, load=loads[n], mean_size=fb.MEAN_BYTES,
+            classes += [flowsim.Background(fb.FLOW_POLICIES[p], {}, rate=rate(loads[n]), mean_size=fb.MEAN_BYTES,
                                            route=setup.routes[n], name=n) for n in setup.background]
             res = flowsim.simulate(flowsim.Scenario(classes=classes, capacities=(cap,) * setup.links,
                                                     duration=duration, warmup=duration / 5,
@@ -232,7 +237,7 @@ def run_flow(setup: Setup, policies: Iterable[str], xs: Iterable[float], *, dura
                 waiting = float((g.loc[list(setup.background), "mean_number"]
                                  - g.loc[list(setup.background), "mean_active"]).sum())
                 carried = float(g.loc[list(setup.background), "throughput"].sum()
-                                / sum(loads[n] * cap for n in setup.background))
+                                / sum(loads[n] * fb.LINK_BPS / 8 for n in setup.background))
                 limit = float(g.loc[list(setup.background), "mean_limit"].mean())
                 arrivals = g.loc[list(setup.web), "arrivals"].to_numpy()
                 delays = g.loc[list(setup.web), "mean_delay"].to_numpy()
