@@ -436,6 +436,7 @@ def plot_ratios(s: pd.DataFrame, panels: list[tuple[dict, str, str]], title: str
         if col == "active_ratio":  # ideal low priority starves beside a long flow: ratios of 10^3-10^4
             ax.set_yscale("log")
         ax.set_ylabel(label, fontsize=8)
+        ax.set_xlabel("short-flow load ρ (each link; background ρ_b = 0.3)", fontsize=8)
         ax.set_title(", ".join(f"{k} = {v}" for k, v in flt.items()) or label, fontsize=8)
         ax.grid(alpha=0.3)
     for ax in axes.flat[len(panels):]:
