@@ -129,7 +129,7 @@ def run_long(duration: float, sack: bool, binary, pool) -> list[dict]:
     for two in (False, True):
         sc = long_scenario(two, duration)
         fl = ns3run.flow_list(sc, 1)
-        fut = pool.submit(ns3run.run_ns3, sc, 1, fl, False, binary, sack)
+        fut = pool.submit(ns3run.run_ns3, sc, 1, fl, False, binary)
         c = ns3run.run_cclab(sc, 1, fl)
         n = fut.result()
         census(sc["name"], [n.perf])
@@ -176,7 +176,7 @@ def short_scenario(load: float, with_long: bool, duration: float | None):
 
 def run_ns3_seeds(sc: dict, seeds: list[int], sack: bool, binary, pool, log) -> tuple[dict, list[dict]]:
     """ns-3 on each seed's arrivals: per-seed completion-time statistics and perf records."""
-    futs = {s: pool.submit(ns3run.run_ns3, sc, s, ns3run.flow_list(sc, s), False, binary, sack) for s in seeds}
+    futs = {s: pool.submit(ns3run.run_ns3, sc, s, ns3run.flow_list(sc, s), False, binary) for s in seeds}
     stats, perf = {}, []
     for s, fut in futs.items():
         r = fut.result()

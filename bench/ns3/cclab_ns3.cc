@@ -9,14 +9,23 @@
 //   mss B | initial_window SEGMENTS | min_rto S | initial_rto S
 //   rcv_buf B | snd_buf B | delayed_ack 0|1 | delayed_ack_timeout S
 //   dupack_threshold N | timestamps 0|1 | limited_transmit 0|1 | sack 0|1
+//   recovery classic|prr                       (default classic)
 //   node NAME                                  (indices in order of appearance)
 //   link NAME A B RATE_BPS DELAY_S LIMIT_PKTS LIMIT_BYTES   (full duplex, 0 = no limit)
-//   class NAME
+//   class NAME [PROTOCOL [ATTRIBUTE=VALUE ...]]
+//        PROTOCOL: newreno (the default), ledbat, tcp_lp or vegas, run by ns-3's
+//        TcpNewReno, TcpLedbat, TcpLp or TcpVegas; each ATTRIBUTE=VALUE sets an
+//        attribute of that class (e.g. TargetDelay=25ms, Alpha=2), as ns-3 parses
+//        it from a string. Indices in order of appearance.
 //   flow CLASS SRC DST START_S SIZE_BYTES      (SIZE -1: long-lived; sorted by start)
 //
-// TCP is ns-3's TcpNewReno with classic (RFC 6582) recovery, SACK off, limited
-// transmit (RFC 3042) as the scenario says, and cclab's MSS, initial window, minimum RTO, delayed-ACK rule and
-// windows. Every link is a point-to-point link whose device queue is a DropTail
+// The TCP parameters are shared by every class: ns-3's TcpSocketBase with the
+// scenario's SACK, timestamps and limited transmit (RFC 3042), classic recovery
+// (RFC 6582 without SACK, RFC 6675 with it) or PRR (RFC 6937), and cclab's MSS,
+// initial window, minimum RTO, delayed-ACK rule and windows. Each sender socket
+// gets its class's congestion control (TcpSocketBase::SetCongestionControlAlgorithm
+// before it connects); NewReno classes keep the socket's default, TcpNewReno.
+// Every link is a point-to-point link whose device queue is a DropTail
 // queue of the scenario's limit; the traffic-control layer's default queue disc is
 // removed so that the device queue is the only queue (a full device queue then
 // makes the traffic-control layer drop, which is counted below as
@@ -96,10 +105,22 @@ struct Params
     double minRto = 0.2, initialRto = 1.0, delAckTimeout = 0.2;
     uint64_t rcvBuf = 131072, sndBuf = 524288;
     bool delayedAck = false, timestamps = false, limitedTransmit = true, sack = false;
+    bool prr = false; // recovery prr: TcpPrrRecovery; otherwise TcpClassicRecovery
+};
+
+// A traffic class: its name and the congestion control of its senders (null:
+// the socket's default, TcpNewReno).
+struct ClassSpec
+{
+    std::string name;
+    std::string protocol;
+    bool custom = false;
+    ObjectFactory congestion;
 };
 
 Params P;
-std::vector<std::string> nodeNames, classNames;
+std::vector<std::string> nodeNames;
+std::vector<ClassSpec> classes;
 std::vector<LinkSpec> linkSpecs;
 std::vector<FlowSpec> flowSpecs;
 std::vector<FlowState> flows;
@@ -116,6 +137,49 @@ Fail(const std::string& msg)
 {
     std::cerr << "cclab-ns3: " << msg << std::endl;
     std::exit(2);
+}
+
+// ns-3's congestion-control class for each protocol cclab can hand over.
+const std::map<std::string, std::string> kCongestion = {{"newreno", "ns3::TcpNewReno"},
+                                                        {"ledbat", "ns3::TcpLedbat"},
+                                                        {"tcp_lp", "ns3::TcpLp"},
+                                                        {"vegas", "ns3::TcpVegas"}};
+
+// The protocol of a `class` record and its ATTRIBUTE=VALUE pairs: a factory for the
+// senders' congestion control, every attribute checked against the class's TypeId.
+bool
+ReadCongestion(ClassSpec& c, std::istringstream& s, const std::string& where)
+{
+    auto it = kCongestion.find(c.protocol);
+    if (it == kCongestion.end())
+    {
+        Fail(where + ": protocol " + c.protocol + " has no ns-3 counterpart here");
+    }
+    TypeId tid = TypeId::LookupByName(it->second);
+    c.congestion.SetTypeId(tid);
+    std::string kv;
+    while (s >> kv)
+    {
+        auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0)
+        {
+            return false;
+        }
+        std::string name = kv.substr(0, eq), value = kv.substr(eq + 1);
+        TypeId::AttributeInformation info;
+        if (!tid.LookupAttributeByName(name, &info))
+        {
+            Fail(where + ": " + it->second + " has no attribute " + name);
+        }
+        if (!info.checker->CreateValidValue(StringValue(value)))
+        {
+            Fail(where + ": " + it->second + "::" + name + " cannot be " + value);
+        }
+        c.congestion.Set(name, StringValue(value));
+        c.custom = true;
+    }
+    c.custom = c.custom || c.protocol != "newreno";
+    return true;
 }
 
 void
@@ -173,6 +237,12 @@ ReadInput(const std::string& path)
             ok = bool(s >> P.limitedTransmit);
         else if (key == "sack")
             ok = bool(s >> P.sack);
+        else if (key == "recovery")
+        {
+            std::string r;
+            ok = bool(s >> r) && (r == "classic" || r == "prr");
+            P.prr = r == "prr";
+        }
         else if (key == "node")
         {
             std::string n;
@@ -181,9 +251,14 @@ ReadInput(const std::string& path)
         }
         else if (key == "class")
         {
-            std::string n;
-            ok = bool(s >> n);
-            classNames.push_back(n);
+            ClassSpec c;
+            ok = bool(s >> c.name);
+            if (!(s >> c.protocol))
+            {
+                c.protocol = "newreno";
+            }
+            ok = ok && ReadCongestion(c, s, path + ":" + std::to_string(lineNo));
+            classes.push_back(c);
         }
         else if (key == "link")
         {
@@ -197,7 +272,7 @@ ReadInput(const std::string& path)
         {
             FlowSpec f;
             ok = bool(s >> f.cls >> f.src >> f.dst >> f.start >> f.size) &&
-                 f.cls < classNames.size() && f.src < nodeNames.size() &&
+                 f.cls < classes.size() && f.src < nodeNames.size() &&
                  f.dst < nodeNames.size() &&
                  (flowSpecs.empty() || f.start >= flowSpecs.back().start);
             flowSpecs.push_back(f);
@@ -355,6 +430,12 @@ StartFlow(uint32_t id)
 {
     const FlowSpec& spec = flowSpecs[id];
     Ptr<Socket> sock = Socket::CreateSocket(nodes.Get(spec.src), TcpSocketFactory::GetTypeId());
+    ClassSpec& cls = classes[spec.cls];
+    if (cls.custom)
+    {
+        DynamicCast<TcpSocketBase>(sock)->SetCongestionControlAlgorithm(
+            cls.congestion.Create<TcpCongestionOps>());
+    }
     flows[id].snd = sock;
     sock->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, id));
     sock->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, id));
@@ -447,10 +528,12 @@ main(int argc, char** argv)
     ReadInput(input);
     RngSeedManager::SetSeed(uint32_t(P.seed % 4294967295ULL) + 1);
 
-    // TCP: NewReno with classic recovery.
+    // TCP: NewReno unless a class says otherwise (per socket, in StartFlow); classic
+    // recovery or PRR as the scenario's tcp.recovery says.
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+                       TypeIdValue(P.prr ? TcpPrrRecovery::GetTypeId()
+                                         : TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(P.mss));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(P.iw));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(P.delayedAck ? 2 : 1));
@@ -460,11 +543,10 @@ main(int argc, char** argv)
     Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(P.initialRto)));
     Config::SetDefault("ns3::TcpSocket::ConnCount", UintegerValue(100));
     Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(100));
-    // SACK off unless asked (cclab has none); `sack 1` shows what ns-3's default does.
+    // SACK and timestamps as the scenario's tcp.sack and tcp.timestamps.
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(P.sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(P.timestamps));
-    // RFC 3042. ns-3 3.44 cannot run NewReno without SACK and without limited
-    // transmit: an application write in the Disorder state trips an assertion in
+    // RFC 3042. ns-3 3.44 cannot run without SACK and without limited transmit: an application write in the Disorder state trips an assertion in
     // TcpSocketBase::SendPendingData; cclab models limited transmit instead.
     Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(P.limitedTransmit));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(P.minRto)));
@@ -578,7 +660,7 @@ main(int argc, char** argv)
         const FlowState& f = flows[id];
         bool finished = !std::isnan(f.finish);
         uint64_t delivered = s.size < 0 ? f.rx : std::min<uint64_t>(f.rx, uint64_t(s.size));
-        fo << classNames[s.cls] << ',' << id << ','
+        fo << classes[s.cls].name << ',' << id << ','
            << (s.size < 0 ? std::string("nan") : std::to_string(s.size)) << ',' << Num(s.start)
            << ',' << Num(f.finish) << ',' << Num(finished ? f.finish - s.start : NAN) << ','
            << delivered << ',' << f.retransmissions << ',' << f.timeouts << ','
