@@ -53,7 +53,7 @@ def test_input_for_the_reference_scenario():
     assert [l for l in lines if l.startswith("link ")] == ["link bottleneck 0 1 10000000.0 0.025 0 100000"]
     # The reference's own TCP: no SACK, so classic (RFC 6582) recovery, no timestamps.
     for rec in ("mss 1460", "initial_window 10", "min_rto 0.2", "rcv_buf 131072", "snd_buf 16777216",
-                "timestamps 0", "delayed_ack 0", "limited_transmit 1", "sack 0", "recovery classic"):
+                "timestamps 0", "delayed_ack 0", "limited_transmit 1", "sack 0", "recovery classic", "mtu 1500"):
         assert rec in lines
     assert [l for l in lines if l.startswith("class ")] == ["class short newreno", "class long newreno"]
     flow_lines = [l.split() for l in lines if l.startswith("flow ")]
@@ -76,8 +76,9 @@ def test_ns3_tcp_is_what_ns3_does():
 
 @pytest.mark.parametrize("tcp,records", [
     # ns-3's defaults: SACK, PRR, timestamps (header stays 40: the option's 12 bytes come with timestamps).
-    ({"sack": True, "recovery": "prr", "timestamps": True}, ["sack 1", "recovery prr", "timestamps 1"]),
-    ({"sack": True, "recovery": "halve"}, ["sack 1", "recovery classic", "timestamps 0"]),
+    # ns-3 devices get an MTU that takes the timestamp option's 12 bytes (else IPv4 fragments).
+    ({"sack": True, "recovery": "prr", "timestamps": True}, ["sack 1", "recovery prr", "timestamps 1", "mtu 1512"]),
+    ({"sack": True, "recovery": "halve"}, ["sack 1", "recovery classic", "timestamps 0", "mtu 1500"]),
     ({"sack": False, "timestamps": True}, ["sack 0", "recovery classic", "timestamps 1"]),
     ({"delayed_ack": True, "delayed_ack_timeout": "40ms"}, ["delayed_ack 1", "delayed_ack_timeout 0.04"]),
 ])

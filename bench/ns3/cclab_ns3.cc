@@ -10,6 +10,8 @@
 //   rcv_buf B | snd_buf B | delayed_ack 0|1 | delayed_ack_timeout S
 //   dupack_threshold N | timestamps 0|1 | limited_transmit 0|1 | sack 0|1
 //   recovery classic|prr                       (default classic)
+//   mtu B                                      (largest IP packet: every device's MTU,
+//                                               at least 1500, so nothing is fragmented)
 //   node NAME                                  (indices in order of appearance)
 //   link NAME A B RATE_BPS DELAY_S LIMIT_PKTS LIMIT_BYTES   (full duplex, 0 = no limit)
 //   class NAME [PROTOCOL [ATTRIBUTE=VALUE ...]]
@@ -104,6 +106,7 @@ struct Params
     uint32_t mss = 1460, iw = 10, dupack = 3;
     double minRto = 0.2, initialRto = 1.0, delAckTimeout = 0.2;
     uint64_t rcvBuf = 131072, sndBuf = 524288;
+    uint32_t mtu = 1500;
     bool delayedAck = false, timestamps = false, limitedTransmit = true, sack = false;
     bool prr = false; // recovery prr: TcpPrrRecovery; otherwise TcpClassicRecovery
 };
@@ -237,6 +240,8 @@ ReadInput(const std::string& path)
             ok = bool(s >> P.limitedTransmit);
         else if (key == "sack")
             ok = bool(s >> P.sack);
+        else if (key == "mtu")
+            ok = bool(s >> P.mtu) && P.mtu <= 65535;
         else if (key == "recovery")
         {
             std::string r;
@@ -566,6 +571,10 @@ main(int argc, char** argv)
         const LinkSpec& l = linkSpecs[i];
         PointToPointHelper p2p;
         p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(uint64_t(l.rateBps))));
+        // A data segment with the timestamp option (1460 + 20 + 32 bytes) exceeds the
+        // default 1500-byte MTU, and IPv4 would send it as two fragments; cclab's
+        // packets are never fragmented.
+        p2p.SetDeviceAttribute("Mtu", UintegerValue(std::max<uint32_t>(P.mtu, 1500)));
         p2p.SetChannelAttribute("Delay", TimeValue(Seconds(l.delayS)));
         QueueSize limit = l.limitPkts ? QueueSize(QueueSizeUnit::PACKETS, l.limitPkts)
                           : l.limitBytes ? QueueSize(QueueSizeUnit::BYTES, l.limitBytes)

@@ -47,6 +47,7 @@ LIBS = ["core", "network", "internet", "point-to-point", "traffic-control"]
 # options: IP 20 + TCP 20 (the 12 bytes of the timestamp option come with
 # tcp.timestamps, in both simulators; the 2-byte PPP header on top).
 HEADER = 40
+TIMESTAMP_OPTION = 12
 # "Unlimited" receive window: far above any window the scenarios reach (ns-3 keeps
 # the send buffer as real packet objects, so it is not made larger than needed).
 UNLIMITED_WINDOW = 16 << 20
@@ -333,7 +334,10 @@ def ns3_input(plan: dict, flows: pd.DataFrame, duration: float, warmup: float, s
              f"delayed_ack {int(tcp['delayed_ack'])}", f"delayed_ack_timeout {tcp['delayed_ack_timeout_s']!r}",
              f"dupack_threshold {tcp['dupack_threshold']}", f"timestamps {int(tcp['timestamps'])}",
              "limited_transmit 1", f"sack {int(tcp['sack'])}",
-             f"recovery {'prr' if tcp['recovery'] == 'prr' else 'classic'}"]
+             f"recovery {'prr' if tcp['recovery'] == 'prr' else 'classic'}",
+             # The largest data packet (no ns-3 device may fragment it): the timestamp
+             # option's 12 bytes on top of the 40 of IP and TCP.
+             f"mtu {tcp['mss'] + HEADER + (TIMESTAMP_OPTION if tcp['timestamps'] else 0)}"]
     node = {n: i for i, n in enumerate(plan["nodes"])}
     lines += [f"node {n}" for n in plan["nodes"]]
     for l in _duplex_links(plan):
