@@ -262,9 +262,9 @@ def congestion(c: dict, tcp: dict) -> list[str]:
         if not _whole(target_ms):
             raise Unsupported(f"{where}: cc.target = {target_ms:g} ms; ns-3's TcpLedbat computes in whole "
                               "milliseconds (TargetDelay.GetMilliSeconds())")
-        if p["allowed_increase"] != 1.0:
+        if p["allowed_increase"] != 0.0:
             raise Unsupported(f"{where}: cc.allowed_increase = {p['allowed_increase']}; ns-3's TcpLedbat has "
-                              "no such attribute (its cap is fixed: the bytes outstanding before the ACK)")
+                              "no such attribute: its cap is the bytes outstanding before the ACK (0)")
         if p["init_cwnd"] is not None and p["init_cwnd"] != tcp["initial_window"]:
             raise Unsupported(f"{where}: cc.init_cwnd = {p['init_cwnd']}; ns-3's TcpLedbat starts from the "
                               f"socket's InitialCwnd, tcp.initial_window = {tcp['initial_window']}")
