@@ -220,8 +220,8 @@ def long_metrics(flows: pd.DataFrame, links: pd.DataFrame, duration: float) -> d
 class Runner:
     """Queues every ns-3 run at once (they dominate the time) and runs cclab meanwhile."""
 
-    def __init__(self, pool, binary, log):
-        self.pool, self.binary, self.log = pool, binary, log
+    def __init__(self, pool, binary, log, keep: Path | None = None):
+        self.pool, self.binary, self.log, self.keep = pool, binary, log, keep
 
     def submit(self, sc: dict, seeds: list[int]):
         flows = {s: ns3run.flow_list(sc, s) for s in seeds}
@@ -231,6 +231,12 @@ class Runner:
     def _ns3(self, sc, seed, flows):
         r = ns3run.run_ns3(sc, seed, flows, False, self.binary)
         self.log(f"  {sc['name']}: ns-3 seed {seed} done ({r.perf['wall_s']:.0f} s)")
+        if self.keep is not None:
+            # ns-3's flows table, to compare cclab variants with later without ns-3.
+            name = "".join(ch if ch.isalnum() or ch in "-." else "_" for ch in sc["name"])
+            self.keep.mkdir(parents=True, exist_ok=True)
+            r.flows.to_csv(self.keep / f"{name}-seed{seed}.csv", index=False)
+            (self.keep / f"{name}-seed{seed}.scenario.json").write_text(json.dumps(sc, indent=1))
         return r
 
     @staticmethod
@@ -410,6 +416,8 @@ def main() -> int:
                     help="also run ns-3 on independent arrivals (seeds + 1000) in the headline and sack-off sections")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="ns-3 runs in parallel")
     ap.add_argument("--out", type=Path, default=ROOT / "results", help="folder for validation*/")
+    ap.add_argument("--keep-ns3", type=Path, default=None,
+                    help="also write every ns-3 run's flows table and scenario to this folder")
     args = ap.parse_args()
     if args.seeds < 2:
         ap.error("--seeds must be at least 2 (a confidence interval needs two)")
@@ -424,7 +432,7 @@ def main() -> int:
     gate_all = {"all"} | {b[2] for b in BINS}
     pending = {}
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        runner = Runner(pool, binary, log)
+        runner = Runner(pool, binary, log, args.keep_ns3)
         # Submit everything first (the pool runs ns-3 in that order), longest cases first.
         if "mixed" in only:
             pending["mixed"] = run_short(runner, [mixed_scenario(n, p, cc, args.duration, NS3_DEFAULT_TCP)
