@@ -36,7 +36,7 @@ bench: $(STAMP)
 # LEDBAT / TCP-LP classes, and SACK off in both for contrast. Fails when a headline or mixed
 # verdict fails.
 validate: $(STAMP)
-	$(PY) bench/validate.py
+	$(PY) bench/validate.py $(VALIDATE_ARGS)
 
 clean:
 	rm -rf $(VENV) target results
