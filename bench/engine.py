@@ -8,10 +8,18 @@ beside it in the same run.
    CPU time of the simulation in the engine binary (no Python, no start-up or
    parsing), median of --repeat runs, per link transmission (every data or ACK
    packet transmitted on every link counts one).
-3. Peak resident memory of the engine binary: the reference scenario at 2000 and
+3. Every window protocol (and NewReno with SACK and PRR) on the 1 Gbps / 50 ms,
+   100-flow case: CPU per link transmission against NewReno's in the same run
+   (one ACK per data segment, so this is the cost per ACK of the controller and
+   its recovery, with the engine's share in common). Target: within 30%.
+4. Peak resident memory of the engine binary: the reference scenario at 2000 and
    20000 s, and 10,000 concurrent long flows at 10 and 100 s.
-4. ns-3 on the reference scenario's seed-1 flows, and cclab on the same list:
+5. ns-3 on the reference scenario's seed-1 flows, and cclab on the same list:
    the speed-up is the ratio of the two wall-clock times.
+6. Rate senders (CBR, and TFRC, TFCBR, RDTF with their receivers' feedback) on the
+   case of section 3: CPU per link transmission against NewReno's in the same run,
+   and per data packet (NewReno's transmissions are half ACKs; a rate flow sends
+   one feedback packet per RTT). Target: within 30%.
 
     make bench            # or: .venv/bin/python bench/engine.py [--repeat 5] [--no-ns3]
 """
@@ -33,6 +41,7 @@ REFERENCE = ROOT / "scenarios" / "background" / "single-link.toml"
 TARGET_NS_PER_TX = 70.0
 TARGET_SPEEDUP = 300.0
 TARGET_RSS_MB = 64.0
+TARGET_CONTROLLER_RATIO = 1.30
 
 LONG_FLOWS = """name = "long-{rate}-{flows}"
 duration = "{duration}"
@@ -49,11 +58,29 @@ type = "long_lived"
 src = "a"
 dst = "b"
 count = {flows}
+{protocol}
 [record]
 interval = "0s"
+{tcp}
 """
 # (rate, one-way delay, RTT = buffer of one BDP)
 CASES = [("10Gbps", "500us", "1ms"), ("1Gbps", "25ms", "50ms")]
+# The controllers of section 3: (label, the traffic class's protocol lines, the [tcp] table).
+CONTROLLERS = [
+    ("newreno", 'protocol = "newreno"', ""),
+    ("newreno + SACK, PRR", 'protocol = "newreno"', '[tcp]\nsack = true\nrecovery = "prr"'),
+    ("reno", 'protocol = "reno"', ""),
+    ("ledbat (draft00)", 'protocol = "ledbat"', ""),
+    ("ledbat (rfc6817)", 'protocol = "ledbat"\ncc = { variant = "rfc6817" }', ""),
+    ("tcp_lp", 'protocol = "tcp_lp"', ""),
+    ("vegas", 'protocol = "vegas"', ""),
+    ("fast", 'protocol = "fast"', ""),
+    ("multcp (w = 2)", 'protocol = "multcp"\ncc = { weight = 2 }', ""),
+]
+
+
+def long_flows(rate: str, delay: str, rtt: str, flows: int, duration: str, protocol: str = "", tcp: str = "") -> str:
+    return LONG_FLOWS.format(rate=rate, delay=delay, rtt=rtt, flows=flows, duration=duration, protocol=protocol, tcp=tcp)
 
 
 def engine_binary() -> Path:
@@ -97,7 +124,7 @@ def long_flow_cases(binary: Path, repeat: int) -> bool:
     ok = True
     for rate, delay, rtt in CASES:
         for flows in (10, 100):
-            text = LONG_FLOWS.format(rate=rate, delay=delay, rtt=rtt, flows=flows, duration="10s")
+            text = long_flows(rate, delay, rtt, flows, "10s")
             runs = [run_binary(binary, text) for _ in range(repeat)]
             cpu = statistics.median(r["cpu_time_s"] for r in runs)
             wall = statistics.median(r["wall_time_s"] for r in runs)
@@ -112,10 +139,77 @@ def long_flow_cases(binary: Path, repeat: int) -> bool:
     return ok
 
 
+def controllers(binary: Path, repeat: int) -> bool:
+    rate, delay, rtt = CASES[1]
+    print(f"\ncontrollers, {rate} / {rtt}, 100 long flows, 10 simulated s (engine binary, median of {repeat} "
+          f"interleaved runs):\n")
+    print(f"{'protocol':22} {'transmissions':>14} {'ns/tx CPU':>10} {'/ newreno':>10} {'util':>6}")
+    cpu = {label: [] for label, _, _ in CONTROLLERS}
+    last = {}
+    for _ in range(repeat):  # interleaved, so that a busy spell of the machine hits every protocol alike
+        for label, protocol, tcp in CONTROLLERS:
+            r = run_binary(binary, long_flows(rate, delay, rtt, 100, "10s", protocol, tcp))
+            cpu[label].append(r["cpu_time_s"] / r["transmissions"] * 1e9)
+            last[label] = r
+    base = statistics.median(cpu["newreno"])
+    ok = True
+    for label, _, _ in CONTROLLERS:
+        ns = statistics.median(cpu[label])
+        ok &= ns / base <= TARGET_CONTROLLER_RATIO
+        print(f"{label:22} {last[label]['transmissions']:14,.0f} {ns:10.1f} {ns / base:10.2f} {last[label]['util']:6.3f}")
+    print(f"\ntarget: every controller within {TARGET_CONTROLLER_RATIO - 1:.0%} of NewReno's CPU per transmission: "
+          f"{'met' if ok else 'NOT MET'}")
+    return ok
+
+
+# The rate senders of section 6: (label, the traffic class's protocol lines).
+RATE_SENDERS = [
+    ("newreno", 'protocol = "newreno"'),
+    ("cbr (9.9 Mbps each)", 'protocol = "cbr"\ncc = { rate = "9.9Mbps" }'),
+    ("cbr, random phases", 'protocol = "cbr"\ncc = { rate = "9.9Mbps" }\nphase = "random"'),
+    ("pareto (19 Mbps on)", 'protocol = "pareto"\ncc = { rate = "19Mbps", on = "500ms", off = "500ms", shape = 1.5 }'),
+    ("tfrc", 'protocol = "tfrc"'),
+    ("tfrc (§4.5, §5.5 on)", 'protocol = "tfrc"\ncc = { discounting = true, oscillation_reduction = true }'),
+    ("tfcbr", 'protocol = "tfcbr"'),
+    ("rdtf", 'protocol = "rdtf"'),
+]
+
+
+def rate_senders(binary: Path, repeat: int) -> bool:
+    """Section 6: CPU per link transmission and per data packet of every rate sender
+    against NewReno's, interleaved runs of the controllers section's case."""
+    rate, delay, rtt = CASES[1]
+    print(f"\nrate senders, {rate} / {rtt}, 100 long flows, 10 simulated s (engine binary, median of {repeat} "
+          f"interleaved runs):\n")
+    print(f"{'protocol':22} {'transmissions':>14} {'data packets':>13} {'ns/tx CPU':>10} {'/ newreno':>10} "
+          f"{'ns/data pkt':>12} {'/ newreno':>10} {'util':>6}")
+    per_tx = {label: [] for label, _ in RATE_SENDERS}
+    per_data = {label: [] for label, _ in RATE_SENDERS}
+    last = {}
+    for _ in range(repeat):
+        for label, protocol in RATE_SENDERS:
+            r = run_binary(binary, long_flows(rate, delay, rtt, 100, "10s", protocol))
+            per_tx[label].append(r["cpu_time_s"] / r["transmissions"] * 1e9)
+            per_data[label].append(r["cpu_time_s"] / r["links"]["bottleneck"] * 1e9)
+            last[label] = r
+    base_tx, base_data = statistics.median(per_tx["newreno"]), statistics.median(per_data["newreno"])
+    ok_tx = ok_data = True
+    for label, _ in RATE_SENDERS:
+        tx, data = statistics.median(per_tx[label]), statistics.median(per_data[label])
+        ok_tx &= tx / base_tx <= TARGET_CONTROLLER_RATIO
+        ok_data &= data / base_data <= TARGET_CONTROLLER_RATIO
+        r = last[label]
+        print(f"{label:22} {r['transmissions']:14,.0f} {r['links']['bottleneck']:13,.0f} {tx:10.1f} {tx / base_tx:10.2f} "
+              f"{data:12.1f} {data / base_data:10.2f} {r['util']:6.3f}")
+    print(f"\ntarget: every rate sender within {TARGET_CONTROLLER_RATIO - 1:.0%} of NewReno's CPU per link transmission: "
+          f"{'met' if ok_tx else 'NOT MET'}; per data packet: {'met' if ok_data else 'NOT MET'}")
+    return ok_tx
+
+
 def memory(binary: Path) -> bool:
     text = re.sub(r'interval = "[^"]+"', 'interval = "0s"', REFERENCE.read_text())
     ref = {d: run_binary(binary, re.sub(r'duration = "[^"]+"', f'duration = "{d}"', text)) for d in ("2000s", "20000s")}
-    many = {d: run_binary(binary, LONG_FLOWS.format(rate="1Gbps", delay="5ms", rtt="10ms", flows=10_000, duration=d))
+    many = {d: run_binary(binary, long_flows("1Gbps", "5ms", "10ms", 10_000, d))
             for d in ("10s", "100s")}
     print("\npeak resident memory of the engine binary (series off; the flows table is the only output kept):\n")
     print(f"  reference scenario, 2000 s / 20000 s:   {ref['2000s']['rss_mb']:6.1f} / {ref['20000s']['rss_mb']:6.1f} MB")
@@ -151,7 +245,10 @@ def main() -> int:
 
     binary = engine_binary()
     met = long_flow_cases(binary, args.repeat)
+    met &= controllers(binary, args.repeat)
+    met &= rate_senders(binary, args.repeat)
     met &= memory(binary)
+    met &= rate_senders(binary, args.repeat)
     if not args.no_ns3:
         met &= side_by_side(sim_s)
     return 0 if met else 1

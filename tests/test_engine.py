@@ -62,6 +62,23 @@ def test_conservation_and_queue_limits(scenario):
     assert np.allclose(fin.finish - fin.arrival, fin.completion_time)
 
 
+def test_red_marks_appear_in_the_links_table():
+    # RED with ECN on a 10 Mbps bottleneck, ten ECN-capable NewReno flows: marks
+    # instead of drops, counted beside them (crates/sim/tests/red.rs tests the rest).
+    q = {"type": "red", "limit": "1000pkts", "min_th": "20pkts", "max_th": "60pkts", "max_p": 0.1, "ecn": True}
+    r = cclab.run({"duration": "20s", "warmup": "10s",
+                   "links": [{"name": "bn", "from": "a", "to": "b", "rate": "10Mbps", "delay": "20ms", "queue": q}],
+                   "traffic": [{"name": "long", "type": "long_lived", "src": "a", "dst": "b", "count": 10,
+                                "tcp": {"ecn": True}}]})
+    bn = r.links.set_index("name").loc["bn"]
+    assert bn.marks > 0 and bn.drops == 0
+    assert 20 < bn.mean_queue_packets < 60
+    s = r.summary
+    assert s["packets_marked"] >= r.links.marks.sum()  # link marks exclude the warm-up
+    assert s["packets_sent"] == s["packets_delivered"] + s["packets_dropped"] + s["packets_in_flight"]
+    assert r.config["links"][0]["queue"]["type"] == "red"
+
+
 def test_reference_scenario_sanity():
     r = cclab.run(REFERENCE)
     bn = r.links.set_index("name").loc["bottleneck"]

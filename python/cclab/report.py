@@ -42,6 +42,7 @@ def link_table(result) -> pd.DataFrame:
         "utilization": l["utilization"],
         "drops": l["drops"],
         "drop rate": l["drop_rate"],
+        "marks": l["marks"],
         "mean queue (pkts)": l["mean_queue_packets"],
         "max queue (pkts)": l["max_queue_packets"],
     })

@@ -140,6 +140,7 @@ fn to_python<'py>(py: Python<'py>, r: RunResult) -> PyResult<Bound<'py, PyDict>>
         row.set_item("bytes_sent", l.bytes_sent)?;
         row.set_item("drops", l.drops)?;
         row.set_item("drop_rate", l.drop_rate)?;
+        row.set_item("marks", l.marks)?;
         row.set_item("utilization", l.utilization)?;
         row.set_item("mean_queue_packets", l.mean_queue_packets)?;
         row.set_item("mean_queue_bytes", l.mean_queue_bytes)?;

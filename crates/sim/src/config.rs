@@ -12,9 +12,9 @@ use crate::metrics::RecordConfig;
 use crate::net::{Graph, LinkConfig, RouteFault};
 use crate::settings::units::MAX_RATE_BPS;
 use crate::settings::{err, Result, ScenarioError};
-use crate::traffic::{Arrivals, ClassConfig, SizeDist, MAX_FLOW_BYTES};
+use crate::traffic::{Arrivals, ClassConfig, Phase, SizeDist, MAX_FLOW_BYTES};
 use crate::transport::cc::{CcConfig, Registry};
-use crate::transport::rate::RateControl;
+use crate::transport::rate::{RateConfig, RateControl};
 use crate::transport::Transport;
 use serde::{Deserialize, Serialize};
 
@@ -104,6 +104,7 @@ impl Config {
             if lp == Some(0) || lb == Some(0) {
                 return err(format!("{p}.queue"), "a queue must hold at least one packet");
             }
+            l.queue.validate().map_err(|(k, m)| at(format!("{p}.queue.{k}"), m))?;
             if l.name.is_empty() || !entities.insert(l.name.as_str()) {
                 return err(format!("{p}.name"), "expected a unique, non-empty link name");
             }
@@ -147,7 +148,14 @@ impl Config {
                     if *packet_bytes == 0 || *packet_bytes as u64 > crate::transport::tcp::MAX_PACKET_BYTES {
                         return err(format!("{p}.transport.packet_bytes"), "expected 1 to 10^6 bytes");
                     }
+                    if let RateConfig::Pareto(params) = cc {
+                        params.check_packet(*packet_bytes).map_err(|m| at(format!("{p}.transport.cc.params"), m))?;
+                    }
                 }
+            }
+            let never_ending = matches!(c.arrivals, Arrivals::LongLived { .. } | Arrivals::Starts { .. });
+            if c.phase == Phase::Random && !(never_ending && c.cbr_interval_ns().is_some()) {
+                return err(format!("{p}.phase"), "only constant-rate flows that never end take a random phase");
             }
             for &l in &c.route {
                 if !self.links[l as usize].queue.holds(c.transport.max_packet()) {

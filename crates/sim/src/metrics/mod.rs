@@ -38,6 +38,8 @@ pub struct LinkRow {
     pub bytes_sent: u64,
     pub drops: u64,
     pub drop_rate: f64,
+    /// Packets marked Congestion Experienced by the queue.
+    pub marks: u64,
     pub utilization: f64,
     pub mean_queue_packets: f64,
     pub mean_queue_bytes: f64,

@@ -8,10 +8,11 @@
 //! event in the simulator's queue while the wire is not empty: the arrival of its
 //! head (as htsim's pipes do). The start times on the wire give the queue length
 //! at any instant, exactly.
-use super::packet::Packet;
-use super::queue::{Queue, Verdict};
+use super::packet::{Packet, CE, ECT};
+use super::queue::{Arrival, Discipline, Queue, Verdict};
 use super::ring::Ring;
 use crate::engine::{SimTime, Stamp};
+use cclab_rng::Xoshiro256pp;
 use serde::{Deserialize, Serialize};
 
 /// A link of a validated scenario, in SI units.
@@ -35,6 +36,10 @@ pub struct LinkStats {
     pub bytes_sent: u64,
     pub drops: u64,
     pub bytes_dropped: u64,
+    /// Packets the queue marked Congestion Experienced (and admitted).
+    pub marks: u64,
+    /// Marks over the whole run, warm-up included (for the packet counters).
+    pub marks_all: u64,
     /// Time spent transmitting.
     pub busy_ns: u128,
     /// Integral of the waiting packets (and bytes) over time.
@@ -91,7 +96,7 @@ struct TxCache {
 pub struct Link {
     pub rate_bps: u64,
     pub delay: SimTime,
-    pub queue: Queue,
+    pub queue: Discipline,
     wire: Ring<OnWire>,
     /// How many packets at the front of the wire have started transmission.
     started: usize,
@@ -109,12 +114,13 @@ pub struct Link {
 }
 
 impl Link {
-    /// A link measured over [warmup, end).
-    pub fn new(cfg: &LinkConfig, warmup: SimTime, end: SimTime) -> Link {
+    /// A link measured over [warmup, end); its queue discipline draws from `rng`
+    /// (`queue::stream`).
+    pub fn new(cfg: &LinkConfig, warmup: SimTime, end: SimTime, rng: Xoshiro256pp) -> Link {
         Link {
             rate_bps: cfg.rate_bps,
             delay: cfg.delay,
-            queue: cfg.queue.clone(),
+            queue: Discipline::new(&cfg.queue, cfg.rate_bps, rng),
             wire: Ring::default(),
             started: 0,
             q_bytes: 0,
@@ -183,13 +189,24 @@ impl Link {
     }
 
     /// A packet reaches the link at `now`: the queue discipline drops it, or admits it
-    /// to the wire, ordered among simultaneous events by `stamp`.
+    /// to the wire (marked Congestion Experienced if it says so), ordered among
+    /// simultaneous events by `stamp`.
     #[inline]
     pub fn offer(&mut self, now: SimTime, mut pkt: Packet, stamp: Stamp) -> Offer {
         self.advance(now);
         let size = pkt.size;
         let q_packets = (self.wire.len() - self.started) as u64;
-        let verdict = self.queue.admit(q_packets, self.q_bytes, size);
+        let (q_bytes, busy_until, flags) = (self.q_bytes, self.busy_until, pkt.flags);
+        let verdict = self.queue.admit(q_packets, q_bytes, size, || Arrival {
+            now,
+            q_packets,
+            q_bytes,
+            size,
+            ect: flags & ECT != 0,
+            // The transmitter is free and nothing waits from the end of the last
+            // transmission on (`busy_until`, 0 before the first packet).
+            idle: if busy_until < now { now - busy_until } else { SimTime::ZERO },
+        });
         if self.record_arrivals && now >= self.warmup {
             self.arrivals.push(ArrivalRecord {
                 time: now,
@@ -199,12 +216,20 @@ impl Link {
                 dropped: verdict == Verdict::Drop,
             });
         }
-        if verdict == Verdict::Drop {
-            if now >= self.warmup {
-                self.stats.drops += 1;
-                self.stats.bytes_dropped += size as u64;
+        if verdict != Verdict::Enqueue {
+            if verdict == Verdict::Drop {
+                if now >= self.warmup {
+                    self.stats.drops += 1;
+                    self.stats.bytes_dropped += size as u64;
+                }
+                return Offer::Dropped;
             }
-            return Offer::Dropped;
+            debug_assert!(pkt.flags & ECT != 0, "a queue marked a packet that is not ECN-capable");
+            pkt.flags |= CE;
+            self.stats.marks_all += 1;
+            if now >= self.warmup {
+                self.stats.marks += 1;
+            }
         }
         let start = self.busy_until.max(now);
         let tx = self.tx_time(size);
@@ -269,18 +294,16 @@ impl Link {
 mod tests {
     use super::*;
     use crate::engine::EventQueue;
-    use crate::net::queue::DropTail;
+    use crate::net::queue::{self, DropTail};
+
+    /// 8 Mbps (1000 bytes in 1 ms), 10 ms.
+    fn config(queue: Queue) -> LinkConfig {
+        LinkConfig { name: "l".into(), from: 0, to: 1, rate_bps: 8_000_000, delay: SimTime::from_millis(10), queue }
+    }
 
     fn link(limit: u64) -> Link {
-        let cfg = LinkConfig {
-            name: "l".into(),
-            from: 0,
-            to: 1,
-            rate_bps: 8_000_000,
-            delay: SimTime::from_millis(10),
-            queue: Queue::DropTail(DropTail { limit_packets: Some(limit), limit_bytes: None }),
-        };
-        Link::new(&cfg, SimTime::ZERO, SimTime::MAX)
+        let cfg = config(Queue::DropTail(DropTail { limit_packets: Some(limit), limit_bytes: None }));
+        Link::new(&cfg, SimTime::ZERO, SimTime::MAX, queue::stream(1, 0))
     }
 
     fn pkt(seq: u64, size: u32) -> Packet {
@@ -316,6 +339,43 @@ mod tests {
         let (p2, next) = l.deliver(SimTime::from_millis(13));
         assert_eq!((p.seq, p2.seq, next), (1, 2, None));
         assert_eq!(l.in_flight(), 0);
+    }
+
+    #[test]
+    fn marks_set_ce_and_active_queues_see_the_idle_time() {
+        use crate::net::packet::{CE, ECT};
+        use crate::net::queue::{Discipline, Linear, Red, Unit};
+        // Linear profile with p = 1 from one packet waiting: the third packet sent
+        // at once finds one waiting and is marked if ECN-capable, dropped if not.
+        let lin = Linear { limit_packets: Some(10), limit_bytes: None, unit: Unit::Packets, min_th: 0.0, max_th: 1.0, max_p: 1.0, weight: 1.0, mean_packet_bytes: 1000, ecn: true };
+        let mut l = Link::new(&config(Queue::Linear(lin)), SimTime::ZERO, SimTime::MAX, queue::stream(1, 0));
+        let mut q: EventQueue<()> = EventQueue::new();
+        let ect = |k| Packet { flags: ECT, ..pkt(k, 1000) };
+        assert_eq!(l.offer(SimTime::ZERO, ect(0), q.stamp()), Offer::Head(SimTime::from_millis(11)));
+        assert_eq!(l.offer(SimTime::ZERO, ect(1), q.stamp()), Offer::Queued);
+        assert_eq!(l.offer(SimTime::ZERO, ect(2), q.stamp()), Offer::Queued);
+        assert_eq!(l.offer(SimTime::ZERO, pkt(3, 1000), q.stamp()), Offer::Dropped);
+        assert_eq!((l.stats.marks, l.stats.marks_all, l.stats.drops), (1, 1, 1));
+        let flags: Vec<u8> = (0..3).map(|k| l.deliver(SimTime::from_millis(11 + k)).0.flags).collect();
+        assert_eq!(flags, vec![ECT, ECT, ECT | CE]);
+        // RED with w_q = 1/2 and 1000-byte typical packets (1 ms at 8 Mbps): three
+        // packets at 0 find 0, 0, 1 waiting (avg 0.5); the transmitter is free from
+        // 3 ms, so a packet at 10.5 ms comes after 7 packet times: avg = 0.5^8 · 0.5.
+        let red = Red { weight: 0.5, mean_packet_bytes: 1000, ..Red::default() };
+        let mut l = Link::new(&config(Queue::Red(red)), SimTime::ZERO, SimTime::MAX, queue::stream(1, 0));
+        for k in 0..3 {
+            l.offer(SimTime::ZERO, pkt(k, 1000), q.stamp());
+        }
+        let avg = |l: &Link| match &l.queue {
+            Discipline::Red(r) => r.avg.value,
+            _ => unreachable!(),
+        };
+        assert_eq!(avg(&l), 0.5);
+        l.offer(SimTime(10_500_000), pkt(3, 1000), q.stamp());
+        assert_eq!(avg(&l), 0.5f64.powi(9));
+        // A packet arriving while the transmitter is busy: no idle time.
+        l.offer(SimTime(11_000_000), pkt(4, 1000), q.stamp());
+        assert_eq!(avg(&l), 0.5f64.powi(10));
     }
 
     #[test]

@@ -5,7 +5,8 @@ use crate::engine::SimTime;
 pub const ACK: u8 = 1;
 /// Data: this segment is a retransmission. ACK: the echoed segment was one (Karn's rule).
 pub const RETX: u8 = 2;
-/// A datagram of a rate-based sender: no acknowledgment, no retransmission.
+/// A datagram of a rate-based sender: no acknowledgment, no retransmission. With
+/// ACK: a rate receiver's feedback to its sender.
 pub const DATAGRAM: u8 = 4;
 /// Connection setup (header only): SYN alone opens a connection, SYN | ACK answers it.
 pub const SYN: u8 = 8;
@@ -28,10 +29,12 @@ pub struct Packet {
     /// the segment (or SYN) the ACK answers (RFC 7323 echo rules).
     pub ts: SimTime,
     /// ACK: the one-way delay of the data segment whose arrival triggered it
-    /// (receive time minus send time), in nanoseconds (saturating at 4.29 s);
-    /// zero otherwise.
+    /// (receive time minus send time), in nanoseconds (saturating at 4.29 s).
+    /// Datagram: the sender's RTT estimate in microseconds (RFC 5348 §3.2.1; 0:
+    /// none). Zero otherwise.
     pub owd: u32,
-    /// ACK: the receiver's record of the SACK blocks it carries (0: none).
+    /// ACK: the receiver's record of the SACK blocks it carries (0: none). Rate
+    /// feedback: the record of the report it carries.
     pub sack: u32,
     /// Flow id (unique for the run): tells a live connection from a reused slot.
     pub flow: u32,

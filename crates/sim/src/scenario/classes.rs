@@ -6,7 +6,7 @@ use crate::net::{Graph, LinkConfig};
 use crate::settings::{err, Duration, Rate, Result, ScenarioError, Table};
 use crate::traffic::arrivals::read_flow_list;
 use crate::traffic::files::resolve;
-use crate::traffic::{Arrivals, ClassConfig, SizeDist};
+use crate::traffic::{Arrivals, ClassConfig, Phase, SizeDist};
 use crate::transport::cc::Registry;
 use crate::transport::rate::{cbr::CbrParams, RateConfig};
 use crate::transport::tcp::TcpParams;
@@ -65,6 +65,12 @@ pub(super) fn read_class(
         return err(t.key_path("stop"), "must be later than start");
     }
     let transport = if kind == "cbr" { read_cbr_transport(&mut t)? } else { Transport::read(&mut t, base_tcp, registry)? };
+    if let Transport::Rate { cc: RateConfig::Pareto(p), packet_bytes } = &transport {
+        if let Err(m) = p.check_packet(*packet_bytes) {
+            return err(t.key_path("cc"), m);
+        }
+    }
+    let phase = read_phase(&mut t, &kind, &transport)?;
     let arrivals = match kind.as_str() {
         "poisson" => {
             let a = read_poisson(&mut t, names, &route, base_dir)?;
@@ -116,7 +122,26 @@ pub(super) fn read_class(
         }
     }
     t.finish(&format!("a {kind} class"))?;
-    Ok(ClassConfig { name, src, dst, route, ack_route, start, stop, arrivals, transport })
+    Ok(ClassConfig { name, src, dst, route, ack_route, start, stop, arrivals, transport, phase })
+}
+
+/// `phase = "zero"` (the default) or `"random"`: where in its first packet
+/// interval a constant-rate flow that never ends starts.
+fn read_phase(t: &mut Table, kind: &str, transport: &Transport) -> Result<Phase> {
+    let Some(v) = t.get::<String>("phase")? else { return Ok(Phase::Zero) };
+    let phase = match v.as_str() {
+        "zero" => Phase::Zero,
+        "random" => Phase::Random,
+        other => return err(t.key_path("phase"), format!("expected \"zero\" or \"random\", got {other:?}")),
+    };
+    let cbr = matches!(transport, Transport::Rate { cc: RateConfig::Cbr(_), .. });
+    if !(cbr && (kind == "cbr" || kind == "long_lived")) {
+        return err(
+            t.key_path("phase"),
+            "only constant-rate flows that never end take `phase` (type = \"cbr\", or type = \"long_lived\" with protocol = \"cbr\")",
+        );
+    }
+    Ok(phase)
 }
 
 /// `type = "cbr"`: shorthand for constant-rate datagram flows (`rate` and

@@ -10,6 +10,8 @@ pub enum ConnTimer {
     Cc,
     /// A rate-based sender's next datagram.
     Send,
+    /// A rate flow's receiver: its feedback timer.
+    Feedback,
 }
 
 /// Who a timer belongs to.

@@ -17,13 +17,14 @@ use crate::engine::{EventQueue, Firing, SimTime, Timer};
 use crate::metrics::series::{ACTIVE_FLOWS, QUEUE_BYTES, QUEUE_PACKETS, THROUGHPUT_BPS};
 use crate::metrics::{FlowRecord, RunResult, Series};
 use crate::net::packet::{DATAGRAM, SYN};
-use crate::net::{Link, Packet, Routes};
+use crate::net::{queue, Link, Packet, Routes};
 use crate::traffic::{Batch, Source};
 use crate::transport::cc::{Cc, Registry};
-use crate::transport::rate::RateSender;
+use crate::transport::rate::{FlowStart, RateConn, RateSender};
 use crate::transport::tcp::{Output, Tcp, TcpParams};
 use crate::transport::{Conn, Endpoints, Transport};
 use event::{ConnTimer, Event, Owner};
+use cclab_rng::StreamKey;
 use network::Network;
 use std::time::Instant;
 
@@ -37,7 +38,11 @@ struct ClassRun {
     tcp: TcpParams,
     /// The controller each new connection starts from (window-based classes).
     cc: Option<Cc>,
+    /// Rate-based classes whose receivers report back (TFRC and its kin).
+    feedback: bool,
     active: u64,
+    /// Flows started so far (the index of the next one within the class).
+    started: u64,
     delivered: u64,
     delivered_at_sample: u64,
     delivered_after_warmup: u64,
@@ -68,7 +73,8 @@ impl Simulation {
 
     /// Build a simulation whose classes may use controllers registered in `registry`.
     pub fn with_registry(cfg: Config, warnings: Vec<String>, registry: &Registry) -> Result<Simulation, String> {
-        let mut links: Vec<Link> = cfg.links.iter().map(|l| Link::new(l, cfg.warmup, cfg.duration)).collect();
+        let mut links: Vec<Link> =
+            cfg.links.iter().enumerate().map(|(i, l)| Link::new(l, cfg.warmup, cfg.duration, queue::stream(cfg.seed, i as u32))).collect();
         for &l in &cfg.record.arrivals {
             links[l as usize].record_arrivals = true;
         }
@@ -77,18 +83,20 @@ impl Simulation {
         for c in &cfg.classes {
             let data_route = routes.add(&c.route);
             let ack_route = routes.add(&c.ack_route);
-            let (tcp, cc) = match &c.transport {
-                Transport::Window { tcp, cc } => (tcp.clone(), Some(registry.make(cc)?)),
-                Transport::Rate { .. } => (TcpParams::default(), None),
+            let (tcp, cc, feedback) = match &c.transport {
+                Transport::Window { tcp, cc } => (tcp.clone(), Some(registry.make(cc)?), false),
+                Transport::Rate { cc, .. } => (TcpParams::default(), None, cc.has_feedback()),
             };
             classes.push(ClassRun {
-                source: Source::new(cfg.seed, &c.name),
+                source: Source::new(cfg.seed, &c.name, c.phase_window_ns()),
                 timer: Timer::default(),
                 data_route,
                 ack_route,
                 tcp,
                 cc,
+                feedback,
                 active: 0,
+                started: 0,
                 delivered: 0,
                 delivered_at_sample: 0,
                 delivered_after_warmup: 0,
@@ -200,6 +208,8 @@ impl Simulation {
         self.records.push(FlowRecord::new(ci, bytes, now));
         let cr = &mut self.classes[ci as usize];
         cr.active += 1;
+        let index = cr.started;
+        cr.started += 1;
         let slot = match self.free_slots.pop() {
             Some(s) => s,
             None => {
@@ -211,7 +221,13 @@ impl Simulation {
         let c = &self.cfg.classes[ci as usize];
         let conn = self.conns[slot as usize].insert(match &c.transport {
             Transport::Window { .. } => Conn::Tcp(Tcp::new(ep, bytes, cr.cc.clone().expect("window class"), &cr.tcp)),
-            Transport::Rate { cc, packet_bytes } => Conn::Rate(RateSender::new(ep, *packet_bytes, cc.make(), now, c.stop_time())),
+            Transport::Rate { cc, packet_bytes } => {
+                // The flow's own stream: adding a class or a flow elsewhere changes none of its draws.
+                let rng = cclab_rng::stream(self.cfg.seed, StreamKey::new("rate").part(&c.name).num(index));
+                let start = FlowStart { now, packet_bytes: *packet_bytes, rng };
+                let tx = RateSender::new(ep, cc.make(), start, c.stop_time(), bytes);
+                Conn::Rate(RateConn::new(tx, cc.receiver(*packet_bytes)))
+            }
         });
         match conn {
             Conn::Tcp(tcp) => {
@@ -219,17 +235,31 @@ impl Simulation {
                 self.net.send_all(&mut self.out);
                 self.net.arm_tcp(tcp, slot);
             }
-            // The first datagram leaves at once, the next ones on the send timer.
-            Conn::Rate(r) => Self::rate_send(&mut self.net, r, slot),
+            // A first datagram due now (not delayed by a random phase) leaves at once,
+            // the next ones on the send timer.
+            Conn::Rate(r) if r.tx.send_timer.deadline() != Some(now) => self.net.arm_rate(r, slot),
+            Conn::Rate(_) => self.rate_send(slot),
         }
     }
 
-    /// A rate-based sender's datagram is due: send it and arm its timers (before
-    /// the datagram leaves, so that its next event comes first among equal times).
-    fn rate_send(net: &mut Network, r: &mut RateSender, slot: u32) {
-        let pkt = r.send(net.now);
-        net.arm_rate(r, slot);
-        net.send(pkt);
+    /// A rate flow's datagram is due: send it and arm its timers (before the
+    /// datagram leaves, so that its next event comes first among equal times).
+    /// After its last datagram the connection closes: the datagrams still on
+    /// their way are counted for the flow when they arrive (`arrive`), and
+    /// nobody listens to feedback any more. A finite flow then stops being active.
+    fn rate_send(&mut self, slot: u32) {
+        let Some(Conn::Rate(r)) = self.conns[slot as usize].as_mut() else { unreachable!("a rate flow's slot") };
+        let pkt = r.tx.send(self.net.now);
+        if r.tx.done() {
+            if self.records[pkt.flow as usize].size != u64::MAX {
+                self.classes[r.tx.ep.class as usize].active -= 1;
+            }
+            self.conns[slot as usize] = None;
+            self.free_slots.push(slot);
+        } else {
+            self.net.arm_rate(r, slot);
+        }
+        self.net.send(pkt);
     }
 
     /// A packet reaches the far end of a link: the next link, or its endpoint.
@@ -242,11 +272,7 @@ impl Simulation {
         let now = self.net.now;
         self.net.counters.delivered += 1;
         if pkt.flags & DATAGRAM != 0 {
-            let cs = &mut self.classes[self.records[pkt.flow as usize].class as usize];
-            cs.delivered += pkt.len as u64;
-            if now >= self.cfg.warmup {
-                cs.delivered_after_warmup += pkt.len as u64;
-            }
+            self.arrive_rate(pkt);
             return;
         }
         let slot = pkt.conn;
@@ -294,6 +320,43 @@ impl Simulation {
         self.net.arm_tcp(tcp, slot);
     }
 
+    /// A rate flow's packet reaches its endpoint: a datagram its receiver, or a
+    /// feedback packet its sender.
+    #[inline]
+    fn arrive_rate(&mut self, pkt: Packet) {
+        let now = self.net.now;
+        let slot = pkt.conn;
+        if pkt.is_ack() {
+            if let Some(Conn::Rate(r)) = self.conns[slot as usize].as_mut().filter(|c| c.flow() == pkt.flow) {
+                r.on_feedback(now, &pkt);
+                self.net.arm_rate(r, slot);
+            }
+            return;
+        }
+        let rec = &mut self.records[pkt.flow as usize];
+        let cs = &mut self.classes[rec.class as usize];
+        cs.delivered += pkt.len as u64;
+        if now >= self.cfg.warmup {
+            cs.delivered_after_warmup += pkt.len as u64;
+        }
+        // The flow's own count (long-lived CBR flows keep none, as before feedback
+        // existed): a finite flow finishes when every byte has arrived.
+        if cs.feedback || rec.size != u64::MAX {
+            rec.bytes_delivered += pkt.len as u64;
+            if rec.bytes_delivered == rec.size {
+                rec.finish = Some(now);
+            }
+        }
+        if cs.feedback {
+            if let Some(Conn::Rate(r)) = self.conns[slot as usize].as_mut().filter(|c| c.flow() == pkt.flow) {
+                if let Some(fb) = r.on_data(now, &pkt) {
+                    self.net.send(fb);
+                }
+                self.net.arm_rate(r, slot);
+            }
+        }
+    }
+
     fn conn_timer(&mut self, slot: u32, flow: u32, which: ConnTimer) {
         let now = self.net.now;
         let Some(conn) = self.conns[slot as usize].as_mut().filter(|c| c.flow() == flow) else { return };
@@ -303,7 +366,7 @@ impl Simulation {
                     ConnTimer::Rto => &mut tcp.rto_timer,
                     ConnTimer::DelAck => &mut tcp.delack_timer,
                     ConnTimer::Cc => &mut tcp.cc_timer,
-                    ConnTimer::Send => unreachable!("TCP connections have no send timer"),
+                    ConnTimer::Send | ConnTimer::Feedback => unreachable!("TCP connections have no rate timers"),
                 };
                 match self.net.queue.fire(timer, now) {
                     Firing::Stale => return,
@@ -321,15 +384,27 @@ impl Simulation {
                 self.net.arm_tcp(tcp, slot);
             }
             Conn::Rate(r) => {
-                let timer = if which == ConnTimer::Send { &mut r.send_timer } else { &mut r.cc_timer };
+                let timer = match which {
+                    ConnTimer::Send => &mut r.tx.send_timer,
+                    ConnTimer::Feedback => &mut r.rx_timer,
+                    _ => &mut r.tx.cc_timer,
+                };
                 match self.net.queue.fire(timer, now) {
                     Firing::Stale => {}
                     Firing::Early => self.net.arm_rate(r, slot),
-                    Firing::Due if which == ConnTimer::Send => Self::rate_send(&mut self.net, r, slot),
-                    Firing::Due => {
-                        r.on_cc_deadline(now);
-                        self.net.arm_rate(r, slot);
-                    }
+                    Firing::Due => match which {
+                        ConnTimer::Send => self.rate_send(slot),
+                        ConnTimer::Feedback => {
+                            if let Some(fb) = r.on_rx_deadline(now) {
+                                self.net.send(fb);
+                            }
+                            self.net.arm_rate(r, slot);
+                        }
+                        _ => {
+                            r.tx.on_cc_deadline(now);
+                            self.net.arm_rate(r, slot);
+                        }
+                    },
                 }
             }
         }

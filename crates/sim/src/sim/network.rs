@@ -3,7 +3,7 @@
 use super::event::{ConnTimer, Event, Owner};
 use crate::engine::{EventQueue, SimTime};
 use crate::net::{Link, Offer, Packet, Routes};
-use crate::transport::rate::RateSender;
+use crate::transport::rate::RateConn;
 use crate::transport::tcp::{Output, Tcp};
 
 /// Counters of every packet ever created (for the conservation invariant).
@@ -13,6 +13,8 @@ pub struct PacketCounters {
     pub delivered: u64,
     pub dropped: u64,
     pub in_flight: u64,
+    /// Marks set by the queues (a packet marked at two links counts twice).
+    pub marked: u64,
 }
 
 /// Clock, event queue, links, routes and packet counters.
@@ -77,17 +79,21 @@ impl Network {
         self.queue.arm(&mut tcp.cc_timer, ev(ConnTimer::Cc));
     }
 
-    /// Arm a rate-based sender's timers (in slot `slot`).
-    pub fn arm_rate(&mut self, r: &mut RateSender, slot: u32) {
-        let flow = r.ep.flow;
-        self.queue.arm(&mut r.send_timer, Event::Timer(Owner::Conn { slot, flow, timer: ConnTimer::Send }));
-        self.queue.arm(&mut r.cc_timer, Event::Timer(Owner::Conn { slot, flow, timer: ConnTimer::Cc }));
+    /// Arm a rate flow's timers (in slot `slot`): its sender's and its receiver's.
+    pub fn arm_rate(&mut self, r: &mut RateConn, slot: u32) {
+        let flow = r.flow();
+        let ev = |timer| Event::Timer(Owner::Conn { slot, flow, timer });
+        self.queue.arm(&mut r.tx.send_timer, ev(ConnTimer::Send));
+        self.queue.arm(&mut r.tx.cc_timer, ev(ConnTimer::Cc));
+        self.queue.arm(&mut r.rx_timer, ev(ConnTimer::Feedback));
     }
 
-    /// Packet counters, with `in_flight` counted on the links' wires.
+    /// Packet counters, with `in_flight` counted on the links' wires and the marks
+    /// by the links.
     pub fn packet_counters(&self) -> PacketCounters {
         let mut c = self.counters;
         c.in_flight = self.links.iter().map(|l| l.in_flight() as u64).sum();
+        c.marked = self.links.iter().map(|l| l.stats.marks_all).sum();
         c
     }
 }

@@ -38,6 +38,7 @@ impl Simulation {
         put("packets_delivered", Scalar::Int(counters.delivered as i64));
         put("packets_dropped", Scalar::Int(counters.dropped as i64));
         put("packets_in_flight", Scalar::Int(counters.in_flight as i64));
+        put("packets_marked", Scalar::Int(counters.marked as i64));
         for (ci, c) in self.cfg.classes.iter().enumerate() {
             // Flows counted for the class: those that arrived after the warm-up, and
             // the ones that never end (they start once and never finish).
@@ -103,6 +104,7 @@ fn link_row(l: &Link, c: &LinkConfig, nodes: &[String], measured: f64) -> LinkRo
         bytes_sent: s.bytes_sent,
         drops: s.drops,
         drop_rate: if offered > 0 { s.drops as f64 / offered as f64 } else { 0.0 },
+        marks: s.marks,
         utilization: per_s(s.busy_ns),
         mean_queue_packets: per_s(s.queue_area_packets),
         mean_queue_bytes: per_s(s.queue_area_bytes),

@@ -38,14 +38,22 @@ pub struct Source {
     arrivals: Rng,
     sizes: Rng,
     next: usize,
+    /// Flows with random phases: the window (ns), the stream `phase/NAME`, and the
+    /// start times drawn at the class's first event (sorted).
+    phase: Option<(f64, Rng)>,
+    phased: Vec<SimTime>,
 }
 
 impl Source {
-    pub fn new(seed: u64, class: &str) -> Self {
+    /// `phase_window_ns`: each never-ending flow starts at a uniformly random offset
+    /// in [0, window) after its start time (None: at its start time).
+    pub fn new(seed: u64, class: &str, phase_window_ns: Option<f64>) -> Self {
         Source {
             arrivals: cclab_rng::stream(seed, StreamKey::new("arrivals").part(class)),
             sizes: cclab_rng::stream(seed, StreamKey::new("sizes").part(class)),
             next: 0,
+            phase: phase_window_ns.map(|w| (w, cclab_rng::stream(seed, StreamKey::new("phase").part(class)))),
+            phased: Vec::new(),
         }
     }
 
@@ -55,6 +63,17 @@ impl Source {
 
     /// The time of the class's first event, if before `stop`.
     pub fn first(&mut self, a: &Arrivals, start: SimTime, stop: SimTime) -> Option<SimTime> {
+        if let Some((window, rng)) = &mut self.phase {
+            // One offset per flow, in the order the flows are listed; flows start in time order.
+            let mut offset = |t: SimTime| t + SimTime((rng.uniform() * *window).floor() as u64);
+            self.phased = match a {
+                Arrivals::LongLived { count } => (0..*count).map(|_| offset(start)).collect(),
+                Arrivals::Starts { times_ns } => times_ns.iter().map(|&t| offset(t)).collect(),
+                _ => unreachable!("only never-ending flows take a phase"),
+            };
+            self.phased.sort_unstable();
+            return self.phased.first().copied().filter(|&t| t < stop);
+        }
         let t = match a {
             Arrivals::Poisson { rate_per_s, .. } => start + self.poisson_gap(*rate_per_s),
             Arrivals::LongLived { .. } => start,
@@ -69,6 +88,9 @@ impl Source {
 
     /// The event at `now`: what it starts, and the time of the next event before `stop`.
     pub fn fire(&mut self, a: &Arrivals, now: SimTime, stop: SimTime) -> (Batch, Option<SimTime>) {
+        if self.phase.is_some() {
+            return starts_at(&self.phased, &mut self.next, now, stop);
+        }
         match a {
             Arrivals::Poisson { rate_per_s, size } => {
                 let bytes = size.sample(&mut self.sizes);
@@ -81,13 +103,17 @@ impl Source {
                 self.next += 1;
                 (Batch::One(bytes), flows.get(self.next).map(|f| f.0).filter(|&t| t < stop))
             }
-            Arrivals::Starts { times_ns } => {
-                let n = times_ns[self.next..].iter().take_while(|&&t| t == now).count();
-                self.next += n;
-                (Batch::Unbounded(n as u32), times_ns.get(self.next).copied().filter(|&t| t < stop))
-            }
+            Arrivals::Starts { times_ns } => starts_at(times_ns, &mut self.next, now, stop),
         }
     }
+}
+
+/// The never-ending flows of a sorted list of start times that start at `now`
+/// (from position `next` on), and the next start time before `stop`.
+fn starts_at(times: &[SimTime], next: &mut usize, now: SimTime, stop: SimTime) -> (Batch, Option<SimTime>) {
+    let n = times[*next..].iter().take_while(|&&t| t == now).count();
+    *next += n;
+    (Batch::Unbounded(n as u32), times.get(*next).copied().filter(|&t| t < stop))
 }
 
 /// Flow list CSV: `start` (seconds), `size` (bytes), `class`; the rows of `class`,

@@ -5,5 +5,5 @@ pub mod files;
 pub mod size;
 
 pub use arrivals::{Arrivals, Batch, Source};
-pub use class::ClassConfig;
+pub use class::{ClassConfig, Phase};
 pub use size::{SizeDist, MAX_FLOW_BYTES};

@@ -5,12 +5,13 @@
 pub mod cc;
 pub mod endpoints;
 pub mod rate;
+pub mod records;
 pub mod rtt;
 pub mod tcp;
 
 use crate::settings::{err, Result, ScenarioError, Table, Value};
 use cc::{CcConfig, Registry};
-use rate::{RateConfig, RateSender, RATE_PROTOCOLS};
+use rate::{RateConfig, RateConn, RATE_PROTOCOLS};
 use serde::{Deserialize, Serialize};
 use tcp::{Tcp, TcpParams, MAX_PACKET_BYTES};
 
@@ -132,7 +133,7 @@ impl<'de> Deserialize<'de> for Transport {
 #[derive(Clone, Debug)]
 pub enum Conn {
     Tcp(Tcp),
-    Rate(RateSender),
+    Rate(RateConn),
 }
 
 impl Conn {
@@ -140,7 +141,7 @@ impl Conn {
     pub fn flow(&self) -> u32 {
         match self {
             Conn::Tcp(t) => t.ep.flow,
-            Conn::Rate(r) => r.ep.flow,
+            Conn::Rate(r) => r.flow(),
         }
     }
 }

@@ -1,26 +1,84 @@
 //! Queue disciplines: the decision taken when a packet reaches a link's queue.
-//! One small struct per discipline, one variant per struct in [`Queue`]; the
-//! link's `queue = { type = ..., ... }` table is read by the discipline's own file.
+//!
+//! Each discipline has a configuration (a variant of [`Queue`], part of the
+//! canonical configuration, read from the link's `queue = { type = ..., ... }`
+//! table by the discipline's own file) and a run-time state (a variant of
+//! [`Discipline`], built from the configuration for one run). Drop-tail's state
+//! is its configuration; RED and the linear profile keep an average queue, a
+//! counter and a random stream of their own.
+mod average;
 mod droptail;
+mod linear;
+mod red;
 
+pub use average::Average;
 pub use droptail::DropTail;
+pub use linear::{Linear, LinearState};
+pub use red::{Red, RedState};
 
-use crate::settings::{err, Result, Table};
+use crate::engine::SimTime;
+use crate::settings::{err, QueueLimit, Result, Table};
+use cclab_rng::{StreamKey, Xoshiro256pp};
 use serde::{Deserialize, Serialize};
 
 /// What happens to an arriving packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Enqueue,
+    /// Enqueue with Congestion Experienced set (only ever for an ECN-capable packet).
+    Mark,
     Drop,
 }
 
-/// The queue discipline of a link (its configuration is its state: DropTail has none).
+/// What a queue discipline knows of an arriving packet and of the link.
+#[derive(Clone, Copy, Debug)]
+pub struct Arrival {
+    pub now: SimTime,
+    /// Packets (and their bytes) waiting, not counting the one being transmitted.
+    pub q_packets: u64,
+    pub q_bytes: u64,
+    /// The packet's size on the wire.
+    pub size: u32,
+    /// The packet is ECN-capable (ECT): it may be marked instead of dropped.
+    pub ect: bool,
+    /// How long the transmitter has been free with nothing waiting (zero while busy).
+    pub idle: SimTime,
+}
+
+/// What an active queue's average and thresholds count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    Packets,
+    Bytes,
+}
+
+impl Unit {
+    /// The queue an arrival meets, in this unit.
+    #[inline]
+    fn of(self, a: &Arrival) -> u64 {
+        match self {
+            Unit::Packets => a.q_packets,
+            Unit::Bytes => a.q_bytes,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Unit::Packets => "packets",
+            Unit::Bytes => "bytes",
+        }
+    }
+}
+
+/// The queue discipline of a link, as configured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Queue {
     #[serde(rename = "droptail")]
     DropTail(DropTail),
+    Red(Red),
+    Linear(Linear),
 }
 
 impl Default for Queue {
@@ -30,35 +88,199 @@ impl Default for Queue {
 }
 
 impl Queue {
-    /// Read a link's `queue` table; `rate_bps` converts limits given as time.
+    /// Read a link's `queue` table; `rate_bps` converts limits and thresholds given as time.
     pub fn read(t: &mut Table, rate_bps: u64) -> Result<Queue> {
         let kind: String = t.or("type", "droptail".to_string())?;
         let q = match kind.as_str() {
             "droptail" => Queue::DropTail(DropTail::read(t, rate_bps)?),
-            other => return err(t.key_path("type"), format!("unknown queue discipline {other:?}; expected \"droptail\"")),
+            "red" => Queue::Red(Red::read(t, rate_bps)?),
+            "linear" => Queue::Linear(Linear::read(t, rate_bps)?),
+            other => return err(t.key_path("type"), format!("unknown queue discipline {other:?}; expected \"droptail\", \"red\" or \"linear\"")),
         };
+        if let Err((key, msg)) = q.validate() {
+            return err(t.key_path(key), msg);
+        }
         Ok(q)
     }
 
-    /// Whether a packet of `bytes` can ever be admitted.
-    pub fn holds(&self, bytes: u64) -> bool {
+    /// Check the parameters; on failure, the key at fault and what is wrong.
+    pub fn validate(&self) -> std::result::Result<(), (&'static str, String)> {
         match self {
-            Queue::DropTail(d) => d.holds(bytes),
+            Queue::DropTail(_) => Ok(()),
+            Queue::Red(r) => r.validate(),
+            Queue::Linear(l) => l.validate(),
         }
     }
 
-    /// (packets, bytes) limits, for the links table.
+    /// (packets, bytes) limits of the buffer, for the links table.
     pub fn limits(&self) -> (Option<u64>, Option<u64>) {
         match self {
             Queue::DropTail(d) => (d.limit_packets, d.limit_bytes),
+            Queue::Red(r) => (r.limit_packets, r.limit_bytes),
+            Queue::Linear(l) => (l.limit_packets, l.limit_bytes),
         }
     }
 
-    /// Decide on a packet of `size` bytes arriving to `q_packets` / `q_bytes` waiting.
-    #[inline]
-    pub fn admit(&mut self, q_packets: u64, q_bytes: u64, size: u32) -> Verdict {
-        match self {
-            Queue::DropTail(d) => d.admit(q_packets, q_bytes, size),
+    /// Whether a packet of `bytes` fits an empty buffer (a byte limit below a
+    /// packet's size would drop every such packet).
+    pub fn holds(&self, bytes: u64) -> bool {
+        self.limits().1.is_none_or(|l| bytes <= l)
+    }
+}
+
+/// The random stream of link `link`'s queue: one per link, so a link's marks and
+/// drops depend only on the seed and what reaches that link.
+pub fn stream(seed: u64, link: u32) -> Xoshiro256pp {
+    cclab_rng::stream(seed, StreamKey::new("queue").num(link as u64))
+}
+
+/// A queue discipline during a run. (An explicit tag byte: telling drop-tail
+/// apart is then one comparison, where a niche in its limits took four.)
+#[repr(u8)]
+pub enum Discipline {
+    DropTail(DropTail),
+    Red(Box<RedState>),
+    Linear(Box<LinearState>),
+}
+
+impl Discipline {
+    /// The state of `q` at the start of a run on a link of `rate_bps`, drawing from `rng`.
+    pub fn new(q: &Queue, rate_bps: u64, rng: Xoshiro256pp) -> Discipline {
+        match q {
+            Queue::DropTail(d) => Discipline::DropTail(d.clone()),
+            Queue::Red(r) => Discipline::Red(Box::new(RedState::new(r, rate_bps, rng))),
+            Queue::Linear(l) => Discipline::Linear(Box::new(LinearState::new(l, rate_bps, rng))),
         }
+    }
+
+    /// Decide on a packet of `size` bytes arriving to `q_packets` / `q_bytes`
+    /// waiting; `arrival` says the rest, for the disciplines that need it (drop-tail
+    /// never builds it, which keeps its per-packet work what it was).
+    #[inline]
+    pub fn admit(&mut self, q_packets: u64, q_bytes: u64, size: u32, arrival: impl FnOnce() -> Arrival) -> Verdict {
+        match self {
+            Discipline::DropTail(d) => d.admit(q_packets, q_bytes, size),
+            Discipline::Red(r) => r.admit(&arrival()),
+            Discipline::Linear(l) => l.admit(&arrival()),
+        }
+    }
+}
+
+/// Whether a packet of `size` bytes arriving to `q_packets` / `q_bytes` waiting
+/// would overflow a buffer of `packets` and/or `bytes`.
+#[inline]
+fn overflows(packets: Option<u64>, bytes: Option<u64>, q_packets: u64, q_bytes: u64, size: u32) -> bool {
+    packets.is_some_and(|l| q_packets >= l) || bytes.is_some_and(|l| q_bytes + size as u64 > l)
+}
+
+/// `verdict`, unless the packet overflows the buffer of `packets` and/or `bytes`
+/// (checked after the discipline's decision, as ns-3's queue discs do with their
+/// internal queue's limit).
+#[inline]
+fn fit(verdict: Verdict, packets: Option<u64>, bytes: Option<u64>, a: &Arrival) -> Verdict {
+    if verdict != Verdict::Drop && overflows(packets, bytes, a.q_packets, a.q_bytes, a.size) {
+        Verdict::Drop
+    } else {
+        verdict
+    }
+}
+
+/// A congestion signal for a packet: a mark if the queue marks and the packet is
+/// ECN-capable, a drop otherwise (RFC 3168 §5: only ECT packets may be marked).
+#[inline]
+fn signal(ecn: bool, ect: bool) -> Verdict {
+    if ecn && ect {
+        Verdict::Mark
+    } else {
+        Verdict::Drop
+    }
+}
+
+/// The buffer `limit = "80ms" | "100pkts" | "150KB"`, or `default` if absent; a
+/// time limit is that much of the link's rate (`rate_bps`).
+fn read_limit(t: &mut Table, rate_bps: u64, default: (Option<u64>, Option<u64>)) -> Result<(Option<u64>, Option<u64>)> {
+    let Some(limit) = t.get::<QueueLimit>("limit")? else { return Ok(default) };
+    let l = match limit {
+        QueueLimit::Packets(n) => (Some(n), None),
+        QueueLimit::Bytes(b) => (None, Some(b)),
+        // Time's worth of the link's rate (e.g. "80ms" of 10 Mbps = 100 kB).
+        QueueLimit::Time(d) => (None, Some(bytes_in(rate_bps, d))),
+    };
+    // A packet is admitted to the queue before it starts, even on an idle link
+    // (as in ns-3's devices), so a zero limit would drop everything.
+    if l.0 == Some(0) || l.1 == Some(0) {
+        return err(t.key_path("limit"), "expected room for at least one packet, got 0 (an empty buffer drops every packet)");
+    }
+    Ok(l)
+}
+
+/// Bytes the link sends in `d`.
+fn bytes_in(rate_bps: u64, d: SimTime) -> u64 {
+    (rate_bps as u128 * d.0 as u128 / 8_000_000_000) as u64
+}
+
+/// The thresholds `min_th` and `max_th` of an active queue ("5pkts", "7500B" or
+/// "5ms", the last in bytes of the link's rate), both in one unit; `default`
+/// (in packets) for those absent.
+fn read_thresholds(t: &mut Table, rate_bps: u64, default: Option<(f64, f64)>) -> Result<(Unit, f64, f64)> {
+    let mut read = |key: &'static str, default: Option<f64>| -> Result<(Unit, f64)> {
+        match t.get::<QueueLimit>(key)? {
+            Some(QueueLimit::Packets(n)) => Ok((Unit::Packets, n as f64)),
+            Some(QueueLimit::Bytes(b)) => Ok((Unit::Bytes, b as f64)),
+            Some(QueueLimit::Time(d)) => Ok((Unit::Bytes, bytes_in(rate_bps, d) as f64)),
+            None => match default {
+                Some(v) => Ok((Unit::Packets, v)),
+                None => err(t.key_path(key), "missing: a threshold of the average queue, e.g. \"300pkts\" or \"450KB\""),
+            },
+        }
+    };
+    let (u_min, min_th) = read("min_th", default.map(|d| d.0))?;
+    let (u_max, max_th) = read("max_th", default.map(|d| d.1))?;
+    if u_min != u_max {
+        return err(
+            t.key_path("max_th"),
+            format!("min_th is in {} and max_th in {}: write both in packets, or both in bytes (or time)", u_min.name(), u_max.name()),
+        );
+    }
+    Ok((u_min, min_th, max_th))
+}
+
+/// Check the parameters the active queues share; on failure, the key and what is wrong.
+fn check_profile(min_th: f64, max_th: f64, max_p: f64, weight: f64, mean_packet_bytes: u32) -> std::result::Result<(), (&'static str, String)> {
+    if !(min_th.is_finite() && min_th >= 0.0) {
+        return Err(("min_th", format!("expected a queue size of at least 0, got {min_th}")));
+    }
+    if !(max_th.is_finite() && max_th > min_th) {
+        return Err(("max_th", format!("must be above min_th ({min_th}), got {max_th}")));
+    }
+    if !(max_p > 0.0 && max_p <= 1.0) {
+        return Err(("max_p", format!("expected a number in (0, 1], got {max_p}")));
+    }
+    if !(weight > 0.0 && weight <= 1.0) {
+        return Err(("weight", format!("expected a number in (0, 1], got {weight}")));
+    }
+    // (A scenario's `mean_packet_size` is refused when read; this is the
+    // canonical configuration's key.)
+    if mean_packet_bytes == 0 {
+        return Err(("mean_packet_bytes", "expected a positive number of bytes, got 0".into()));
+    }
+    Ok(())
+}
+
+/// A `mean_packet_size` (whole bytes), or `default`.
+fn read_mean_packet(t: &mut Table, default: u32) -> Result<u32> {
+    match t.get::<crate::settings::Size>("mean_packet_size")? {
+        None => Ok(default),
+        Some(s) if s.0 >= 1.0 && s.0 <= u32::MAX as f64 && s.0.fract() == 0.0 => Ok(s.0 as u32),
+        Some(s) => err(t.key_path("mean_packet_size"), format!("expected a whole number of bytes from 1 to {}, got {}", u32::MAX, s.0)),
+    }
+}
+
+/// A number `key`, or `default` if absent (None: required, `what` says what it is);
+/// its range is checked with the other parameters.
+fn read_number(t: &mut Table, key: &'static str, default: Option<f64>, what: &str) -> Result<f64> {
+    match (t.get::<f64>(key)?, default) {
+        (Some(v), _) | (None, Some(v)) => Ok(v),
+        (None, None) => err(t.key_path(key), format!("missing: {what}")),
     }
 }

@@ -4,15 +4,13 @@
 //! the same window waits for three more duplicate ACKs or, since a new fast
 //! retransmit needs the cumulative ACK beyond the previous recovery point (ns-2's
 //! `bugfix_`, RFC 6582 §3.2 step 2), for the retransmission timeout.
-use super::newreno::{reno_ssthresh, NoParams};
-use super::{Ack, Congestion, CongestionControl, FastRecovery, RenoGrowth, Window, WindowProtocol};
+use super::newreno::NoParams;
+use super::{Ack, Congestion, CongestionControl, FastRecovery, NewReno, Window, WindowProtocol};
 use crate::settings::{Result, Table};
 
-/// TCP Reno.
+/// TCP Reno: NewReno's window rules under Reno's recovery.
 #[derive(Clone, Debug, Default)]
-pub struct Reno {
-    growth: RenoGrowth,
-}
+pub struct Reno(NewReno);
 
 impl WindowProtocol for Reno {
     const NAME: &'static str = "reno";
@@ -31,13 +29,12 @@ impl WindowProtocol for Reno {
 impl CongestionControl for Reno {
     #[inline]
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
-        self.growth.on_ack(w, ack);
+        self.0.on_ack(w, ack)
     }
 
     #[inline]
     fn on_congestion(&mut self, w: &Window, event: Congestion, flight: u64) -> u64 {
-        self.growth.on_congestion(event);
-        reno_ssthresh(w, event, flight)
+        self.0.on_congestion(w, event, flight)
     }
 
     #[inline]

@@ -3,22 +3,51 @@
 //!
 //! A [`RateControl`] is a sans-IO state machine that says how fast to send and
 //! may ask for deadlines of its own; the [`Pacer`] turns its rate into send times.
-//! A new rate controller is one file implementing [`RateControl`] and
-//! [`RateProtocol`], plus one line in the `rate_protocols!` list below.
+//! A protocol with receiver feedback also has a receiving end, a sans-IO
+//! [`FeedbackReceiver`] with a deadline of its own, whose reports reach the
+//! controller through `on_feedback` (`feedback.rs`; both ends live in one
+//! [`RateConn`]). A new rate controller is one file implementing [`RateControl`]
+//! and [`RateProtocol`], plus one line in the `rate_protocols!` list below.
 pub mod cbr;
+mod conn;
+pub mod feedback;
 mod pacer;
+pub mod pareto;
+mod schedule;
+pub mod tfcbr;
+pub mod tfrc;
 
 pub use cbr::Cbr;
+pub use conn::RateConn;
+pub use feedback::{FeedbackReceiver, Report};
 pub use pacer::{Pacer, RateSender};
+pub use pareto::Pareto;
+pub use tfcbr::{Rdtf, Tfcbr};
+pub use tfrc::Tfrc;
 
 use crate::engine::SimTime;
+use crate::net::Packet;
+use cclab_rng::Xoshiro256pp;
 use crate::settings::{Result, ScenarioError, Table, Value};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt::Debug;
 
+/// What a rate controller learns when its flow starts.
+pub struct FlowStart {
+    /// The flow's start time.
+    pub now: SimTime,
+    /// Bytes of every datagram on the wire.
+    pub packet_bytes: u32,
+    /// The flow's own random stream (`rate/CLASS/K` for the class's K-th flow).
+    pub rng: Xoshiro256pp,
+}
+
 /// What a rate controller decides.
 pub trait RateControl {
+    /// The flow starts (before its first packet): a controller that draws random
+    /// numbers or schedules from the start time takes what it needs here.
+    fn start(&mut self, _f: FlowStart) {}
     /// The sending rate now, in bits per second (0: pause until the next deadline).
     fn rate_bps(&self) -> f64;
     /// When the controller next needs to run on its own (None: never).
@@ -27,6 +56,12 @@ pub trait RateControl {
     }
     /// The deadline has come.
     fn on_deadline(&mut self, _now: SimTime) {}
+    /// A receiver's report has arrived (protocols with feedback).
+    fn on_feedback(&mut self, _now: SimTime, _report: &Report) {}
+    /// The sender's RTT estimate, which every datagram carries (RFC 5348 §3.2.1).
+    fn rtt(&self) -> Option<SimTime> {
+        None
+    }
 }
 
 /// A rate-based protocol: a rate controller with a name and typed parameters.
@@ -38,6 +73,83 @@ pub trait RateProtocol: RateControl + Clone + Debug + Send + 'static {
     fn read(t: Table) -> Result<Self::Params>;
     /// A controller for one new flow.
     fn new(params: &Self::Params) -> Self;
+    /// The receiving end of one new flow of `packet_bytes` datagrams (None: the
+    /// protocol has no feedback, and its receiver only counts what arrives).
+    fn receiver(_params: &Self::Params, _packet_bytes: u32) -> Option<Receiver> {
+        None
+    }
+}
+
+/// A rate controller behind a box, as `Box<T>` in the window registry: the
+/// registry lists a controller with more than a few words of state (Pareto's
+/// random stream) as `Box<T>`, so that every rate connection stays no larger than
+/// a TCP one; a boxed controller costs one indirection per call.
+impl<T: RateControl> RateControl for Box<T> {
+    fn start(&mut self, f: FlowStart) {
+        (**self).start(f)
+    }
+    #[inline]
+    fn rate_bps(&self) -> f64 {
+        (**self).rate_bps()
+    }
+    #[inline]
+    fn deadline(&self) -> Option<SimTime> {
+        (**self).deadline()
+    }
+    #[inline]
+    fn on_deadline(&mut self, now: SimTime) {
+        (**self).on_deadline(now)
+    }
+    #[inline]
+    fn on_feedback(&mut self, now: SimTime, report: &Report) {
+        (**self).on_feedback(now, report)
+    }
+    #[inline]
+    fn rtt(&self) -> Option<SimTime> {
+        (**self).rtt()
+    }
+}
+
+impl<T: RateProtocol> RateProtocol for Box<T> {
+    const NAME: &'static str = T::NAME;
+    type Params = T::Params;
+    fn read(t: Table) -> Result<Self::Params> {
+        T::read(t)
+    }
+    fn new(params: &Self::Params) -> Self {
+        Box::new(T::new(params))
+    }
+    fn receiver(params: &Self::Params, packet_bytes: u32) -> Option<Receiver> {
+        T::receiver(params, packet_bytes)
+    }
+}
+
+/// The receiving end of a rate flow with feedback.
+#[derive(Clone, Debug)]
+pub enum Receiver {
+    /// RFC 5348's receiver, shared by TFRC, TFCBR and RDTF.
+    Tfrc(tfrc::TfrcReceiver),
+}
+
+impl FeedbackReceiver for Receiver {
+    #[inline]
+    fn on_data(&mut self, now: SimTime, pkt: &Packet) -> Option<Report> {
+        match self {
+            Receiver::Tfrc(r) => r.on_data(now, pkt),
+        }
+    }
+    #[inline]
+    fn deadline(&self) -> Option<SimTime> {
+        match self {
+            Receiver::Tfrc(r) => r.deadline(),
+        }
+    }
+    #[inline]
+    fn on_deadline(&mut self, now: SimTime) -> Option<Report> {
+        match self {
+            Receiver::Tfrc(r) => r.on_deadline(now),
+        }
+    }
 }
 
 macro_rules! rate_protocols {
@@ -89,12 +201,27 @@ macro_rules! rate_protocols {
             /// A controller for one new flow.
             pub fn make(&self) -> RateCc {
                 match self {
-                    $(RateConfig::$variant(p) => RateCc::$variant(<$ty>::new(p)),)*
+                    $(RateConfig::$variant(p) => RateCc::$variant(<$ty as RateProtocol>::new(p)),)*
                 }
+            }
+            /// The receiving end of one new flow of `packet_bytes` datagrams (None: no feedback).
+            pub fn receiver(&self, packet_bytes: u32) -> Option<Receiver> {
+                match self {
+                    $(RateConfig::$variant(p) => <$ty as RateProtocol>::receiver(p, packet_bytes),)*
+                }
+            }
+            /// Whether the protocol's receiver reports back.
+            pub fn has_feedback(&self) -> bool {
+                self.receiver(1500).is_some()
             }
         }
 
         impl RateControl for RateCc {
+            fn start(&mut self, f: FlowStart) {
+                match self {
+                    $(RateCc::$variant(c) => c.start(f),)*
+                }
+            }
             #[inline]
             fn rate_bps(&self) -> f64 {
                 match self {
@@ -113,6 +240,18 @@ macro_rules! rate_protocols {
                     $(RateCc::$variant(c) => c.on_deadline(now),)*
                 }
             }
+            #[inline]
+            fn on_feedback(&mut self, now: SimTime, report: &Report) {
+                match self {
+                    $(RateCc::$variant(c) => c.on_feedback(now, report),)*
+                }
+            }
+            #[inline]
+            fn rtt(&self) -> Option<SimTime> {
+                match self {
+                    $(RateCc::$variant(c) => c.rtt(),)*
+                }
+            }
         }
     };
 }
@@ -120,4 +259,8 @@ macro_rules! rate_protocols {
 // The rate protocols: one line each.
 rate_protocols! {
     Cbr => Cbr,
+    Pareto => Box<Pareto>,
+    Tfrc => Tfrc,
+    Tfcbr => Tfcbr,
+    Rdtf => Rdtf,
 }

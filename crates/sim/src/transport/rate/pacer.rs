@@ -1,50 +1,44 @@
 //! Paced sending: datagrams at the rate a controller sets.
-use super::{RateCc, RateControl};
+use super::feedback::{rtt_field, Report};
+use super::schedule::Schedule;
+use super::{FlowStart, RateCc, RateControl};
 use crate::engine::{SimTime, Timer};
 use crate::net::packet::DATAGRAM;
 use crate::net::Packet;
 use crate::transport::endpoints::Endpoints;
 
 /// Send times at a rate that may change. Packet k after the latest change leaves
-/// at anchor + round(k · 8 · size / rate), computed from k so that rounding
-/// never accumulates (a constant rate gives exact times over any run length).
+/// at anchor + round(k · 8 · size / rate), exact to the nanosecond over any run
+/// length ([`Schedule`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Pacer {
     anchor: SimTime,
-    k: u64,
-    interval_ns: f64,
+    /// Offsets from the anchor (None while the rate is 0).
+    schedule: Option<Schedule>,
     rate_bps: f64,
 }
 
 impl Pacer {
     /// The first packet leaves at `start`.
     pub fn new(start: SimTime, rate_bps: f64, packet_bytes: u32) -> Self {
-        Pacer { anchor: start, k: 0, interval_ns: Self::interval(rate_bps, packet_bytes), rate_bps }
-    }
-
-    fn interval(rate_bps: f64, packet_bytes: u32) -> f64 {
-        if rate_bps > 0.0 {
-            packet_bytes as f64 * 8e9 / rate_bps
-        } else {
-            f64::INFINITY
-        }
+        Pacer { anchor: start, schedule: Schedule::new(rate_bps, packet_bytes), rate_bps }
     }
 
     /// When the next packet leaves (`SimTime::MAX` while the rate is 0).
     #[inline]
     pub fn next(&self) -> SimTime {
-        let dt = self.k as f64 * self.interval_ns;
-        if dt.is_finite() {
-            self.anchor + SimTime(dt.round() as u64)
-        } else {
-            SimTime::MAX
+        match &self.schedule {
+            Some(s) => self.anchor + s.offset(),
+            None => SimTime::MAX,
         }
     }
 
     /// The next packet has left.
     #[inline]
     pub fn sent(&mut self) {
-        self.k += 1;
+        if let Some(s) = &mut self.schedule {
+            s.advance();
+        }
     }
 
     /// The rate becomes `rate_bps` at `now`: the next packet leaves one new interval
@@ -53,21 +47,16 @@ impl Pacer {
         if rate_bps == self.rate_bps {
             return;
         }
-        let last = if self.k == 0 || !self.interval_ns.is_finite() {
-            None
-        } else {
-            Some(self.anchor + SimTime(((self.k - 1) as f64 * self.interval_ns).round() as u64))
-        };
+        let last = self.schedule.and_then(|s| s.previous()).map(|o| self.anchor + o);
         self.rate_bps = rate_bps;
-        self.interval_ns = Self::interval(rate_bps, packet_bytes);
-        match last {
-            Some(t) if self.interval_ns.is_finite() && t + SimTime(self.interval_ns.round() as u64) > now => {
+        self.schedule = Schedule::new(rate_bps, packet_bytes);
+        self.anchor = now;
+        if let (Some(t), Some(s)) = (last, &mut self.schedule) {
+            let mut one = *s;
+            one.advance();
+            if t + one.offset() > now {
                 self.anchor = t;
-                self.k = 1;
-            }
-            _ => {
-                self.anchor = now;
-                self.k = 0;
+                *s = one;
             }
         }
     }
@@ -77,66 +66,121 @@ impl Pacer {
 #[derive(Clone, Debug)]
 pub struct RateSender {
     pub ep: Endpoints,
-    /// Bytes of every datagram on the wire.
+    /// Bytes of every datagram on the wire (the last of a finite flow carries the rest).
     pub packet_bytes: u32,
     pub cc: RateCc,
     pacer: Pacer,
     /// Datagrams sent.
     pub sent: u64,
+    /// Datagrams the flow sends in all (u64::MAX: no end), and the bytes of the last.
+    total: u64,
+    last_bytes: u32,
     /// When the class stops: no datagram leaves at or after it.
     stop: SimTime,
+    /// The controller's RTT estimate as datagrams carry it (updated whenever the
+    /// controller runs, so that sending a datagram does not consult it).
+    rtt: u32,
     pub send_timer: Timer,
     /// The controller's own deadline.
     pub cc_timer: Timer,
 }
 
 impl RateSender {
-    pub fn new(ep: Endpoints, packet_bytes: u32, cc: RateCc, start: SimTime, stop: SimTime) -> Self {
+    /// A flow of `size` bytes (u64::MAX: no end) starting as `f` says: the controller
+    /// is told its start, datagram size and random stream before the first send
+    /// time is computed.
+    pub fn new(ep: Endpoints, mut cc: RateCc, f: FlowStart, stop: SimTime, size: u64) -> Self {
+        let (start, packet_bytes) = (f.now, f.packet_bytes);
+        cc.start(f);
         let pacer = Pacer::new(start, cc.rate_bps(), packet_bytes);
-        let mut s = RateSender { ep, packet_bytes, cc, pacer, sent: 0, stop, send_timer: Timer::default(), cc_timer: Timer::default() };
-        s.sync_timers();
+        let (total, last_bytes) = if size == u64::MAX {
+            (u64::MAX, packet_bytes)
+        } else {
+            let pb = packet_bytes as u64;
+            let n = size.div_ceil(pb).max(1);
+            (n, (size - (n - 1) * pb).max(1) as u32)
+        };
+        let mut s = RateSender {
+            ep,
+            packet_bytes,
+            cc,
+            pacer,
+            sent: 0,
+            total,
+            last_bytes,
+            stop,
+            rtt: 0,
+            send_timer: Timer::default(),
+            cc_timer: Timer::default(),
+        };
+        s.sync_controller();
+        s.sync_send_timer();
         s
     }
 
-    fn sync_timers(&mut self) {
+    fn sync_send_timer(&mut self) {
         let next = self.pacer.next();
-        if next < self.stop {
+        if next < self.stop && self.sent < self.total {
             self.send_timer.set(next);
         } else {
             self.send_timer.stop();
         }
+    }
+
+    /// What the controller decides besides the rate: its deadline and its RTT estimate.
+    fn sync_controller(&mut self) {
         match self.cc.deadline() {
             Some(t) => self.cc_timer.set(t),
             None => self.cc_timer.stop(),
         }
+        self.rtt = rtt_field(self.cc.rtt());
+    }
+
+    /// The sender has sent its last datagram: its flow's bytes are all out, or its
+    /// next datagram would leave at or after the class's stop. (A sender paused at
+    /// rate 0 is not done: its controller may resume it.)
+    pub fn done(&self) -> bool {
+        self.sent >= self.total || (!self.send_timer.is_set() && self.pacer.next() != SimTime::MAX)
     }
 
     /// The datagram due at `now` (the send timer fired); the next one is scheduled.
     pub fn send(&mut self, now: SimTime) -> Packet {
+        let bytes = if self.sent + 1 == self.total { self.last_bytes } else { self.packet_bytes };
         let pkt = Packet {
             seq: self.sent * self.packet_bytes as u64,
             ts: now,
-            owd: 0,
+            owd: self.rtt,
             sack: 0,
             flow: self.ep.flow,
             conn: self.ep.conn,
-            len: self.packet_bytes,
-            size: self.packet_bytes,
+            len: bytes,
+            size: bytes,
             route: self.ep.data_route,
             hop: 0,
             flags: DATAGRAM,
         };
         self.sent += 1;
         self.pacer.sent();
-        self.sync_timers();
+        self.sync_send_timer();
         pkt
     }
 
     /// The controller's deadline has come: it may change the rate.
     pub fn on_cc_deadline(&mut self, now: SimTime) {
         self.cc.on_deadline(now);
+        self.retime(now);
+    }
+
+    /// A feedback report reached the sender: the controller may change the rate.
+    pub fn on_feedback(&mut self, now: SimTime, report: &Report) {
+        self.cc.on_feedback(now, report);
+        self.retime(now);
+    }
+
+    fn retime(&mut self, now: SimTime) {
         self.pacer.set_rate(now, self.cc.rate_bps(), self.packet_bytes);
-        self.sync_timers();
+        self.sync_controller();
+        self.sync_send_timer();
     }
 }
 

@@ -40,8 +40,11 @@ pub enum Preset {
 }
 
 /// TCP parameters of one class, in engine units.
+///
+/// In the canonical JSON a missing key takes its default (which is what a run
+/// did before the key existed), so configurations saved by earlier versions load.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct TcpParams {
     /// Maximum segment size: payload bytes per data packet.
     pub mss: u32,
@@ -85,6 +88,10 @@ pub struct TcpParams {
     pub timestamps: bool,
     /// RFC 6675's rescue retransmission (NextSeg rule 4), once per recovery.
     pub rescue_retransmission: bool,
+    /// RFC 3168 ECN: new data segments are ECN-capable (ECT), so queues may mark
+    /// them instead of dropping them (the receiver echoes CE and the sender
+    /// answers ECN-Echo whatever this says).
+    pub ecn: bool,
 }
 
 impl Default for TcpParams {
@@ -108,6 +115,7 @@ impl Default for TcpParams {
             byte_counting: 0,
             timestamps: false,
             rescue_retransmission: true,
+            ecn: false,
         }
     }
 }
@@ -130,7 +138,8 @@ impl Preset {
             // RTO doubling capped at 60 s), RttEstimator (initial estimate 1 s),
             // TcpL4Protocol (RecoveryType TcpPrrRecovery); every connection opens
             // with SYN / SYN-ACK; a recovery's timer restarts on its first partial
-            // ACK only; no rescue retransmission (TcpTxBuffer::NextSeg, rule 4).
+            // ACK only; no rescue retransmission (TcpTxBuffer::NextSeg, rule 4);
+            // ECN off (TcpSocketBase::UseEcn Off).
             Preset::Ns3 => TcpParams {
                 mss: 536,
                 header: 40,
@@ -150,6 +159,7 @@ impl Preset {
                 byte_counting: 0,
                 timestamps: true,
                 rescue_retransmission: false,
+                ecn: false,
             },
             // Linux 6.x: MSS 1448 with timestamps on a 1500-byte MTU, initial window
             // 10 (RFC 6928), receive buffer autotuning (no fixed window), TCP_RTO_MIN
@@ -158,7 +168,8 @@ impl Preset {
             // timestamps, PRR (tcp_cwnd_reduction), the timer rearmed on every ACK,
             // slow start and congestion avoidance counting delivered segments
             // without RFC 3465's limit, no RFC 6675 rescue retransmission (Linux
-            // has tail loss probes instead).
+            // has tail loss probes instead); ECN off for connections it opens
+            // (tcp_ecn = 2: accepted when the peer asks, never asked for).
             Preset::Linux => TcpParams {
                 mss: 1448,
                 header: 40,
@@ -178,6 +189,7 @@ impl Preset {
                 byte_counting: u32::MAX,
                 timestamps: true,
                 rescue_retransmission: false,
+                ecn: false,
             },
         }
     }
@@ -295,6 +307,7 @@ impl TcpParams {
         p.byte_counting = t.or("byte_counting", p.byte_counting)?;
         p.timestamps = t.or("timestamps", p.timestamps)?;
         p.rescue_retransmission = t.or("rescue_retransmission", p.rescue_retransmission)?;
+        p.ecn = t.or("ecn", p.ecn)?;
         if let Some(v) = t.get::<String>("partial_ack_timer")? {
             p.partial_ack_timer = match v.as_str() {
                 "slow_but_steady" => PartialAckTimer::SlowButSteady,

@@ -1,10 +1,10 @@
 //! SACK blocks (RFC 2018): the receiver's list of out-of-order ranges in the order
 //! it must report them, and the log through which an ACK's blocks reach the
 //! sender. Both endpoints of a connection live in one `Tcp` value, so an ACK
-//! carries only the number of its record in the log; the sender reads the record
-//! when the ACK arrives (ACKs of a connection arrive in order, and a record whose
-//! ACK was lost is dropped when a later one is read).
-use std::collections::VecDeque;
+//! carries only the number of its record in the log (`transport::records`); the
+//! sender reads the record when the ACK arrives (ACKs of a connection arrive in
+//! order, and a record whose ACK was lost is dropped when a later one is read).
+use crate::transport::records::RecordLog;
 
 /// The most blocks an ACK carries (40 bytes of TCP options).
 pub const MAX_BLOCKS: usize = 4;
@@ -69,31 +69,7 @@ impl SackBlocks {
 }
 
 /// The records of ACKs sent and not yet read by the sender.
-#[derive(Clone, Debug, Default)]
-pub struct SackLog {
-    records: VecDeque<(u32, SackRecord)>,
-    next_id: u32,
-}
-
-impl SackLog {
-    /// Keep a record; returns its number (never 0).
-    pub fn push(&mut self, r: SackRecord) -> u32 {
-        self.next_id = self.next_id.wrapping_add(1).max(1);
-        self.records.push_back((self.next_id, r));
-        self.next_id
-    }
-
-    /// The record `id` an ACK carried (records before it belonged to lost ACKs).
-    pub fn take(&mut self, id: u32) -> Option<SackRecord> {
-        while let Some(&(k, r)) = self.records.front() {
-            self.records.pop_front();
-            if k == id {
-                return Some(r);
-            }
-        }
-        None
-    }
-}
+pub type SackLog = RecordLog<SackRecord>;
 
 #[cfg(test)]
 mod tests {

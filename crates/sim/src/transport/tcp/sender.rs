@@ -2,7 +2,7 @@
 //! retransmission timer.
 use super::{Output, TcpParams, Tcp};
 use crate::engine::SimTime;
-use crate::net::packet::{CWR, ECE, RETX, SYN};
+use crate::net::packet::{CWR, ECE, ECT, RETX, SYN};
 use crate::net::Packet;
 use crate::transport::cc::{Ack, Congestion, CongestionControl, FastRecovery};
 
@@ -19,10 +19,16 @@ impl Tcp {
         if retx {
             self.retransmits += 1;
             flags |= RETX;
-        } else if self.cwr_pending {
-            // RFC 3168 §6.1.2: CWR on the first new segment after the reduction (never on a retransmission).
-            self.cwr_pending = false;
-            flags |= CWR;
+        } else {
+            if self.cwr_pending {
+                // RFC 3168 §6.1.2: CWR on the first new segment after the reduction (never on a retransmission).
+                self.cwr_pending = false;
+                flags |= CWR;
+            }
+            // RFC 3168 §6.1.1 and §6.1.5: new data is ECN-capable, a retransmission is not.
+            if p.ecn {
+                flags |= ECT;
+            }
         }
         self.cc.on_sent(now, len, retx);
         if let Some(sel) = self.selective.as_deref_mut() {

@@ -482,6 +482,36 @@ fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
 }
 
 #[test]
+fn only_new_data_is_ecn_capable() {
+    use crate::net::packet::ECT;
+    // RFC 3168 §6.1.1: data segments are ECT; §6.1.5: retransmissions are not; SYNs
+    // and pure ACKs never are (as ns-3's ClassicEcn).
+    for ecn in [false, true] {
+        let p = TcpParams { ecn, handshake: true, ..params() };
+        let mut t = Tcp::new(EP, u64::MAX, Cc::NewReno(NewReno::default()), &p);
+        let mut out = Vec::new();
+        t.open(ms(0), &p, &mut out);
+        assert_eq!(out.iter().map(|s| s.flags & (SYN | ECT)).collect::<Vec<_>>(), vec![SYN]);
+        out.clear();
+        let mut r = Tcp::new(EP, u64::MAX, Cc::NewReno(NewReno::default()), &p);
+        r.on_syn(&Packet { flags: SYN, ..data(0, 0, ms(0)) }, &p, &mut out);
+        let synack = out[0];
+        assert_eq!(synack.flags & ECT, 0);
+        out.clear();
+        t.on_synack(&synack, ms(20), &p, &mut out);
+        assert_eq!(out.len(), 4);
+        assert!(out.iter().all(|s| (s.flags & ECT != 0) == ecn && s.flags & RETX == 0));
+        let first = out[0];
+        out.clear();
+        t.on_rto(ms(2000), &p, &mut out);
+        assert_eq!((out[0].seq, out[0].flags & RETX != 0, out[0].flags & ECT), (0, true, 0));
+        out.clear();
+        r.on_data(&first, ms(30), &p, &mut out);
+        assert_eq!(out[0].flags & ECT, 0);
+    }
+}
+
+#[test]
 fn acks_carry_the_one_way_delay_of_the_segment_that_triggered_them() {
     let p = params();
     let mut r = conn(u64::MAX);

@@ -1,0 +1,193 @@
+//! TFRC, TCP-Friendly Rate Control (RFC 5348): an equation-based rate sender
+//! whose receiver reports once per RTT.
+//!
+//! * The receiver (`receiver.rs`) detects losses from sequence gaps (a datagram
+//!   is lost once three later ones have arrived, §5.1), groups losses that start
+//!   within one RTT of each other into loss events (§5.2), keeps the last eight
+//!   loss intervals (§5.3) and turns them into the loss event rate p with the
+//!   weights 1, 1, 1, 1, 0.8, 0.6, 0.4, 0.2 (§5.4; `loss.rs`, with the optional
+//!   history discounting of §5.5). It seeds the history at the first loss event
+//!   with the interval that gives its receive rate (§6.3.1), measures X_recv over
+//!   the last RTT, and reports every RTT, at once when p grows (§6.1-6.2).
+//! * The sender (`sender.rs`) filters its RTT samples (q = 0.9, §4.3), sets its
+//!   rate from the throughput equation (§3.1, b = 1, t_RTO = 4R) capped at twice
+//!   the receive rates of the last two RTTs, doubles it once per RTT in slow start
+//!   while p = 0 (§4.3 step 4), halves it when the no-feedback timer expires
+//!   (§4.4), and optionally scales it by the RTT's variation (§4.5).
+//!
+//! The sender is greedy: it is never idle or data-limited, so the rules of
+//! RFC 5348 for those cases (§4.3 step 4's data-limited branch, §4.4's idle
+//! branches, §8) never apply. docs/protocols.md#tfrc lists every choice.
+pub mod loss;
+mod receiver;
+mod sender;
+
+pub use receiver::TfrcReceiver;
+pub use sender::TfrcSender;
+
+#[cfg(test)]
+pub mod harness;
+
+use super::feedback::Report;
+use super::{FlowStart, RateControl, RateProtocol, Receiver};
+use crate::engine::SimTime;
+use crate::settings::{err, Result, Table};
+use serde::{Deserialize, Serialize};
+
+/// t_mbi, the longest the sender waits between datagrams: 64 s (RFC 5348 §4.3).
+pub const T_MBI: f64 = 64.0;
+
+/// The TCP throughput equation of RFC 5348 §3.1, in bytes per second, for
+/// datagrams of `s` bytes, round-trip time `r` seconds and loss event rate `p`,
+/// with b = 1 and t_RTO = 4R (both as §3.1 recommends):
+///
+/// ```text
+/// X_Bps = s / (R·sqrt(2bp/3) + t_RTO·(3·sqrt(3bp/8))·p·(1 + 32p²))
+/// ```
+pub fn throughput(s: f64, r: f64, p: f64) -> f64 {
+    const B: f64 = 1.0;
+    let t_rto = 4.0 * r;
+    s / (r * (2.0 * B * p / 3.0).sqrt() + t_rto * (3.0 * (3.0 * B * p / 8.0).sqrt()) * p * (1.0 + 32.0 * p * p))
+}
+
+/// The loss event rate p at which [`throughput`] gives `x` bytes per second
+/// (RFC 5348 §6.3.1 asks for one within 5%; this is exact to 1e-9 relative),
+/// between 1e-12 and 1. The equation falls strictly as p grows, so bisection on
+/// log p finds it.
+pub fn loss_rate_for(s: f64, r: f64, x: f64) -> f64 {
+    let (mut lo, mut hi) = (1e-12f64.ln(), 0.0f64);
+    if throughput(s, r, 1e-12) <= x {
+        return 1e-12;
+    }
+    if throughput(s, r, 1.0) >= x {
+        return 1.0;
+    }
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if throughput(s, r, mid.exp()) > x {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi - lo < 1e-10 {
+            break;
+        }
+    }
+    (0.5 * (lo + hi)).exp()
+}
+
+/// TFRC's parameters: the RFC's options. b, t_RTO, t_mbi, the eight loss
+/// intervals and their weights, NDUPACK and the discounting threshold are the
+/// RFC's constants.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, try_from = "RawTfrcParams")]
+pub struct TfrcParams {
+    /// q, the weight of the old RTT estimate in the sender's filter
+    /// R = q·R + (1 − q)·R_sample (RFC 5348 §4.3 step 2 recommends 0.9), in [0, 1).
+    pub q: f64,
+    /// History discounting of the loss intervals (RFC 5348 §5.5, optional).
+    pub discounting: bool,
+    /// The instantaneous-RTT adjustment of the sending rate (RFC 5348 §4.5):
+    /// X_inst = X·R_sqmean/sqrt(R_sample).
+    pub oscillation_reduction: bool,
+}
+
+impl Default for TfrcParams {
+    fn default() -> Self {
+        TfrcParams { q: 0.9, discounting: false, oscillation_reduction: false }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTfrcParams {
+    q: f64,
+    discounting: bool,
+    oscillation_reduction: bool,
+}
+
+impl TryFrom<RawTfrcParams> for TfrcParams {
+    type Error = String;
+    fn try_from(r: RawTfrcParams) -> std::result::Result<Self, String> {
+        TfrcParams::try_from_parts(r.q, r.discounting, r.oscillation_reduction)
+    }
+}
+
+fn check_q(q: f64) -> std::result::Result<(), String> {
+    if !(0.0..1.0).contains(&q) {
+        return Err(format!("expected a number in [0, 1), got {q}"));
+    }
+    Ok(())
+}
+
+impl TfrcParams {
+    /// The parameters from their canonical fields, checked.
+    pub fn try_from_parts(q: f64, discounting: bool, oscillation_reduction: bool) -> std::result::Result<Self, String> {
+        check_q(q).map_err(|m| format!("q: {m}"))?;
+        Ok(TfrcParams { q, discounting, oscillation_reduction })
+    }
+
+    /// Read TFRC's keys from a `cc` table (TFCBR and RDTF read them too):
+    /// `q`, `discounting`, `oscillation_reduction`, each optional.
+    pub fn read_keys(t: &mut Table) -> Result<TfrcParams> {
+        let d = TfrcParams::default();
+        let q: f64 = t.or("q", d.q)?;
+        if let Err(m) = check_q(q) {
+            return err(t.key_path("q"), m);
+        }
+        let discounting = t.or("discounting", d.discounting)?;
+        let oscillation_reduction = t.or("oscillation_reduction", d.oscillation_reduction)?;
+        Ok(TfrcParams { q, discounting, oscillation_reduction })
+    }
+}
+
+/// A TFRC flow's sending end.
+#[derive(Clone, Debug)]
+pub struct Tfrc(Box<TfrcSender>);
+
+impl RateProtocol for Tfrc {
+    const NAME: &'static str = "tfrc";
+    type Params = TfrcParams;
+
+    /// `cc = { q = 0.9, discounting = false, oscillation_reduction = false }` (all optional).
+    fn read(mut t: Table) -> Result<TfrcParams> {
+        let p = TfrcParams::read_keys(&mut t)?;
+        t.finish("the tfrc protocol")?;
+        Ok(p)
+    }
+
+    fn new(p: &TfrcParams) -> Self {
+        Tfrc(Box::new(TfrcSender::new(p)))
+    }
+
+    fn receiver(p: &TfrcParams, packet_bytes: u32) -> Option<Receiver> {
+        Some(Receiver::Tfrc(TfrcReceiver::new(p, packet_bytes)))
+    }
+}
+
+impl RateControl for Tfrc {
+    #[inline]
+    fn rate_bps(&self) -> f64 {
+        8.0 * self.0.rate()
+    }
+    #[inline]
+    fn deadline(&self) -> Option<SimTime> {
+        self.0.deadline()
+    }
+    fn on_deadline(&mut self, now: SimTime) {
+        self.0.on_nofeedback(now);
+    }
+    fn start(&mut self, f: FlowStart) {
+        self.0.start(f.now, f.packet_bytes);
+    }
+    fn on_feedback(&mut self, now: SimTime, report: &Report) {
+        self.0.on_feedback(now, report);
+    }
+    #[inline]
+    fn rtt(&self) -> Option<SimTime> {
+        self.0.rtt()
+    }
+}
+
+#[cfg(test)]
+mod tests;
