@@ -172,6 +172,49 @@ def test_refuses_tcp_without_ns3s_behaviour(tcp, message):
         _input(sc)
 
 
+RED = {"type": "red", "limit": "100pkts", "min_th": "5pkts", "max_th": "15pkts", "max_p": 0.1}
+
+
+def _red(ecn=False, **queue):
+    """SMALL through a RED bottleneck (`RED` with `queue` on top), marking with `ecn`."""
+    sc = copy.deepcopy(SMALL)
+    sc["links"][0]["queue"] = dict(RED, ecn=ecn, **queue)
+    sc["tcp"].update({"sack": True, "timestamps": True, "recovery": "halve" if ecn else "prr", "ecn": ecn})
+    return sc
+
+
+@pytest.mark.parametrize("ecn", [False, True])
+def test_red_record(ecn):
+    lines = _input(_red(ecn))
+    # The link keeps its 100-packet buffer; the red record follows it: MaxSize 99,
+    # MinTh 4, MaxTh 14 (ns-3's RED does not count the device's packet), LInterm
+    # 1/max_p = 10, and ns-3's defaults where the queue table says nothing (QW 0.002,
+    # MeanPktSize 500, Gentle, Wait, UseHardDrop).
+    i = next(k for k, l in enumerate(lines) if l.startswith("link "))
+    assert lines[i] == "link bn 0 1 10000000.0 0.01 100 0"
+    assert lines[i + 1] == f"red 99 4.0 14.0 10.0 0.002 500 1 1 {int(ecn)} 1"
+    assert f"ecn {int(ecn)}" in lines
+    assert sum(l.startswith("red ") for l in lines) == 1
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda s: s["links"][0].update(queue={"type": "linear", "limit": "100pkts", "min_th": "5pkts",
+                                           "max_th": "15pkts", "max_p": 0.1}),
+     "queue 'linear' is not in the ns-3 harness"),
+    (lambda s: s["links"][0]["queue"].update(limit="150KB", min_th="7500B", max_th="22500B"), "RED in bytes"),
+    (lambda s: s["links"][0]["queue"].update(limit="150KB"), "RED in bytes"),
+    (lambda s: s["links"][0]["queue"].update(limit="1pkts", min_th="1pkts", max_th="2pkts"),
+     "a RED limit of 1 packet"),
+    (lambda s: s["links"][0]["queue"].update(min_th="0pkts"), "min_th = 0 packets"),
+    (lambda s: s["tcp"].update(recovery="prr"), "tcp.ecn = true with recovery = \"prr\""),
+])
+def test_refuses_red_it_cannot_mirror(edit, message):
+    sc = _red(ecn=True)
+    edit(sc)
+    with pytest.raises(ns3run.Unsupported, match=message):
+        _input(sc)
+
+
 def test_replay_keeps_each_class_protocol_and_tcp(tmp_path):
     sc = _mixed("ledbat", {"variant": "ns3", "target": "25ms"})
     sc["traffic"][0]["tcp"] = {"initial_window": 4}

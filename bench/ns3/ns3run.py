@@ -17,8 +17,10 @@ with the attributes the class's `cc` sets), SACK (`tcp.sack`), timestamps
 (`tcp.timestamps`), TcpPrrRecovery for `tcp.recovery = "prr"` and
 TcpClassicRecovery for "halve", limited transmit on, SegmentSize = mss,
 InitialCwnd, MinRto, DelAckCount 1 or 2 and DelAckTimeout, RcvBufSize = receive
-window, ConnTimeout = initial RTO; DropTail device queues of the scenario's
-limit with the default queue disc removed. `plan()` and `ns3_input()` refuse,
+window, ConnTimeout = initial RTO, UseEcn for `tcp.ecn`; DropTail device queues
+of the scenario's limit with the default queue disc removed, or, for a `red`
+queue, ns-3's RedQueueDisc with the queue's parameters in front of a one-packet
+device queue (`red_attributes()`). `plan()` and `ns3_input()` refuse,
 with `Unsupported`, what ns-3 cannot mirror. Both sides run the scenario with
 `NS3_TCP` on top of its `tcp` table: the handshake, limited transmit, the
 "Impatient" timer and no rescue retransmission, which is what ns-3 does.
@@ -161,11 +163,13 @@ def plan(config: dict) -> dict:
     links = []
     for l in config["links"]:
         q = l["queue"]
-        if q["type"] != "droptail":
-            raise Unsupported(f"link {l['name']!r}: queue {q['type']!r} is not in the ns-3 harness")
+        if q["type"] not in ("droptail", "red"):
+            raise Unsupported(f"link {l['name']!r}: queue {q['type']!r} is not in the ns-3 harness "
+                              "(it maps droptail to a DropTail device queue and red to RedQueueDisc)")
         links.append({"name": l["name"], "from": nodes[l["from"]], "to": nodes[l["to"]],
                       "rate_bps": float(l["rate_bps"]), "delay_s": l["delay_ns"] / 1e9,
-                      "limit_packets": q["limit_packets"], "limit_bytes": q["limit_bytes"]})
+                      "limit_packets": q["limit_packets"], "limit_bytes": q["limit_bytes"],
+                      "queue": {k: v for k, v in q.items() if k not in ("limit_packets", "limit_bytes")}})
     classes, tcps = [], []
     for c in config["classes"]:
         a, t = c["arrivals"], c["transport"]
@@ -201,7 +205,7 @@ def _duplex_links(plan: dict) -> list[dict]:
         rev = by_name.get(l["name"] + "-rev")
         if rev is None or (rev["from"], rev["to"]) != (l["to"], l["from"]):
             raise Unsupported(f"link {l['name']!r} has no reverse link: the ns-3 side needs duplex links")
-        for key in ("rate_bps", "delay_s", "limit_packets", "limit_bytes"):
+        for key in ("rate_bps", "delay_s", "limit_packets", "limit_bytes", "queue"):
             if rev[key] != l[key]:
                 raise Unsupported(f"link {l['name']!r}: its two directions differ in {key}")
         used.update((l["name"], rev["name"]))
@@ -229,8 +233,45 @@ def _check_tcp(tcp: dict) -> None:
     if tcp["partial_ack_timer"] != "impatient":
         raise Unsupported(f"tcp.partial_ack_timer = {tcp['partial_ack_timer']!r}: ns-3 3.44 restarts the "
                           "timer on the first partial ACK only (\"impatient\"; ns3run.NS3_TCP sets it)")
+    if tcp["ecn"] and tcp["recovery"] == "prr":
+        raise Unsupported("tcp.ecn = true with recovery = \"prr\": on an ECN-Echo ns-3 3.44 enters CWR "
+                          "through its recovery algorithm (TcpSocketBase::EnterCwr), and TcpPrrRecovery "
+                          "brings the window down over a round trip where cclab sets cwnd = ssthresh at "
+                          "once; set recovery = \"halve\" (ns-3's TcpClassicRecovery does the same)")
     if tcp["max_rto_s"] != NS3_MAX_RTO_S:
         raise Unsupported(f"tcp.max_rto = {tcp['max_rto_s']:g} s: ns-3 3.44 caps the timeout at 60 s")
+
+
+# Packets a point-to-point device holds besides the one it transmits, below a queue
+# disc (the harness's device queue "1p" under RedQueueDisc).
+DEVICE_SLOT = 1
+
+
+def red_attributes(link: dict, slot: int | None = None) -> list:
+    """A red link's `red` record for the ns-3 program, ns-3's values of RedQueueDisc's
+    MaxSize (packets), MinTh, MaxTh, LInterm, QW, MeanPktSize, Gentle, Wait, UseEcn,
+    UseHardDrop; or Unsupported.
+
+    cclab's RED and buffer count every packet waiting on the link; ns-3's RedQueueDisc
+    counts its own queue, and the device below it holds `slot` more whenever anything
+    waits (the one-packet device queue). So ns-3 gets MaxSize = limit - slot (the two
+    hold `limit` together) and MinTh, MaxTh lowered by `slot`: RED then decides on the
+    same count of waiting packets in both (the average differs only while the queue is
+    empty, where ns-3's sample is 0 rather than -1). LInterm = 1/max_p."""
+    slot = DEVICE_SLOT if slot is None else slot
+    q, where = link["queue"], f"link {link['name']!r}"
+    if q["unit"] != "packets" or link["limit_packets"] is None or link["limit_bytes"] is not None:
+        raise Unsupported(f"{where}: RED in bytes (or with a byte limit) is not in the ns-3 harness; "
+                          "write limit, min_th and max_th in packets (\"100pkts\")")
+    if link["limit_packets"] <= slot:
+        raise Unsupported(f"{where}: a RED limit of {link['limit_packets']} packet(s): ns-3's RedQueueDisc "
+                          f"needs room besides the device's {slot}")
+    if q["min_th"] < slot:
+        raise Unsupported(f"{where}: min_th = {q['min_th']:g} packets: ns-3's RED counts {slot} packet(s) "
+                          f"fewer than cclab's (the device's), so min_th must be at least {slot}")
+    return [link["limit_packets"] - slot, float(q["min_th"] - slot), float(q["max_th"] - slot),
+            1.0 / q["max_p"], q["weight"], q["mean_packet_bytes"],
+            int(q["gentle"]), int(q["wait"]), int(q["ecn"]), int(q["hard_drop"])]
 
 
 def _whole(x: float) -> bool:
@@ -290,6 +331,9 @@ def congestion(c: dict, tcp: dict) -> list[str]:
 
 def _check(plan: dict) -> None:
     _check_tcp(plan["tcp"])
+    for l in plan["links"]:
+        if l["queue"]["type"] == "red":
+            red_attributes(l)
     for c in plan["classes"]:
         congestion(c, plan["tcp"])
 
@@ -333,7 +377,7 @@ def ns3_input(plan: dict, flows: pd.DataFrame, duration: float, warmup: float, s
              f"snd_buf {max(4 * rwnd, UNLIMITED_WINDOW)}",
              f"delayed_ack {int(tcp['delayed_ack'])}", f"delayed_ack_timeout {tcp['delayed_ack_timeout_s']!r}",
              f"dupack_threshold {tcp['dupack_threshold']}", f"timestamps {int(tcp['timestamps'])}",
-             "limited_transmit 1", f"sack {int(tcp['sack'])}",
+             "limited_transmit 1", f"sack {int(tcp['sack'])}", f"ecn {int(tcp['ecn'])}",
              f"recovery {'prr' if tcp['recovery'] == 'prr' else 'classic'}",
              # The largest data packet (no ns-3 device may fragment it): the timestamp
              # option's 12 bytes on top of the 40 of IP and TCP.
@@ -343,6 +387,8 @@ def ns3_input(plan: dict, flows: pd.DataFrame, duration: float, warmup: float, s
     for l in _duplex_links(plan):
         lines.append(f"link {l['name']} {node[l['from']]} {node[l['to']]} {l['rate_bps']!r} {l['delay_s']!r} "
                      f"{l['limit_packets'] or 0} {l['limit_bytes'] or 0}")
+        if l["queue"]["type"] == "red":
+            lines.append("red " + " ".join(repr(v) if isinstance(v, float) else str(v) for v in red_attributes(l)))
     cls = {c["name"]: i for i, c in enumerate(plan["classes"])}
     lines += [" ".join(["class", c["name"], c["protocol"]] + congestion(c, tcp)) for c in plan["classes"]]
     ends = {c["name"]: (node[c["src"]], node[c["dst"]]) for c in plan["classes"]}
