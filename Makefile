@@ -33,8 +33,8 @@ bench: $(STAMP)
 
 # Cross-check against ns-3 (not part of `make test`; see docs/validation.md for the time it
 # takes): cclab with SACK, PRR and timestamps against ns-3's defaults (the headline), mixed
-# LEDBAT / TCP-LP classes, and SACK off in both for contrast. Fails when a headline or mixed
-# verdict fails.
+# LEDBAT / TCP-LP classes, RED against ns-3's RedQueueDisc (dropping and marking), and SACK
+# off in both for contrast. Fails when a headline, mixed or RED verdict fails.
 validate: $(STAMP)
 	$(PY) bench/validate.py $(VALIDATE_ARGS)
 

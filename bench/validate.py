@@ -22,6 +22,15 @@ simulators ("paired"), with 95% confidence intervals over seeds:
              and TcpLp need timestamps). Target: each class's mean completion time
              within 10% of ns-3's (per size bin: reported, no verdict). Seeds 1..5,
              1000 simulated s (warm-up 100 s), to keep `make validate` near 25 minutes.
+  red        RED against ns-3's RedQueueDisc: one 10 Mbps / 20 ms link, RED with
+             min_th 5, max_th 15 packets, max_p 0.1 (LInterm 10), w_q 0.002,
+             gentle, wait, a 100-packet buffer; NewReno Poisson flows (load 0.6,
+             the reference's sizes) beside one long-lived NewReno flow; dropping
+             (ns-3's TCP defaults) and marking (ECN, TcpClassicRecovery: the
+             harness refuses ECN with PRR). Target: the bottleneck's mean queue,
+             its drops (marks with ECN) and the mean completion time each within
+             5% of ns-3's (paired; the size bins and the other counter:
+             information). Seeds 1..5, 1000 simulated s (warm-up 100 s).
 
 Verdicts.
   * Paired rule (headline, mixed), for a target tolerance T (5% or 10%): for each
@@ -36,9 +45,10 @@ Verdicts.
     10% or within 1.96 sqrt(a + b), the 95% spread of the difference of two Poisson
     counts, whichever is wider; throughputs, shares and utilization within 10%.
 
-Writes results/validation/ (headline), results/validation-sack-off/ and
-results/validation-mixed/, each with report.md, results.json and a figure; exits
-non-zero when a headline or mixed verdict fails.
+Writes results/validation/ (headline), results/validation-sack-off/,
+results/validation-mixed/ and results/validation-red/, each with report.md,
+results.json and a figure; exits non-zero when a headline, mixed or red verdict
+fails.
 
     make validate                      # or: .venv/bin/python bench/validate.py
     .venv/bin/python bench/validate.py --only headline --seeds 3 --duration 500   # quicker
@@ -75,7 +85,19 @@ SACK_OFF_TCP = {"sack": False, "recovery": "halve", "timestamps": False}
 MIXED = [("ledbat-ns3", "ledbat", {"variant": "ns3"}),
          ("ledbat-ns3-25ms", "ledbat", {"variant": "ns3", "target": "25ms"}),
          ("tcp_lp-ns3", "tcp_lp", {"variant": "ns3"})]
-SECTIONS = ("headline", "sack-off", "mixed")
+SECTIONS = ("headline", "sack-off", "mixed", "red")
+RED_TOL = 0.05       # the RED cross-check's paired rule (issue 14)
+# The RED cross-check's queue: ns-3-like parameters (RedQueueDisc's MinTh 5, MaxTh 15,
+# QW 0.002, MeanPktSize 500, Gentle, Wait defaults; LInterm 10 instead of 50), and a
+# buffer large enough that RED, not overflow, decides (forced drops from 2 max_th = 30).
+RED_QUEUE = dict(type="red", limit="100pkts", min_th="5pkts", max_th="15pkts", max_p=0.1, weight=0.002,
+                 mean_packet_size="500B", gentle=True, wait=True)
+# The RED cases: (name, ECN, tcp). ECN needs classic recovery in ns-3 (ns3run refuses PRR).
+RED_CASES = [("red", False, NS3_DEFAULT_TCP),
+             ("red-ecn", True, dict(NS3_DEFAULT_TCP, recovery="halve", ecn=True))]
+# Per-run link metrics of the bottleneck, and their labels in the tables.
+LINK_KEYS = {"queue": "bottleneck mean queue (packets)", "drops": "bottleneck drops",
+             "marks": "bottleneck marks"}
 # Two-sided 95% Student t quantiles by degrees of freedom.
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
         10: 2.228, 15: 2.131, 20: 2.086, 30: 2.042}
@@ -184,6 +206,20 @@ def mixed_scenario(name: str, protocol: str, cc: dict, duration: float | None, t
     return with_tcp(sc, tcp)
 
 
+def red_scenario(name: str, ecn: bool, duration: float, tcp: dict) -> dict:
+    """One 10 Mbps / 20 ms RED link (`RED_QUEUE`, marking with `ecn`): NewReno Poisson
+    flows at load 0.6 with the reference's sizes, and one long-lived NewReno flow."""
+    sc = _reference()
+    sc["name"] = name
+    link = sc["links"][0]
+    link.update(delay="20ms", queue=dict(RED_QUEUE, ecn=ecn))
+    for t in sc["traffic"]:
+        if t["type"] == "poisson":
+            t["load"] = 0.6
+    sc["duration"] = f"{duration:g}s"
+    return with_tcp(sc, tcp)
+
+
 # --- measurements -----------------------------------------------------------------------
 
 def ct_stats(flows: pd.DataFrame) -> dict:
@@ -201,6 +237,13 @@ def ct_stats(flows: pd.DataFrame) -> dict:
             s[label] = sel.mean() if len(sel) else math.nan
         out[cls] = s
     return out
+
+
+def link_stats(links: pd.DataFrame, link: str = "bottleneck") -> dict:
+    """A link's mean queue (time average of the packets waiting), drops and marks after
+    the warm-up, keyed as `LINK_KEYS`."""
+    row = links[links["name"] == link].iloc[0]
+    return {"queue": float(row["mean_queue_packets"]), "drops": float(row["drops"]), "marks": float(row["marks"])}
 
 
 def long_metrics(flows: pd.DataFrame, links: pd.DataFrame, duration: float) -> dict:
@@ -259,16 +302,19 @@ def ct_rows(case: str, mode: str, cc: dict, ns: dict, cls: str, keys: list[str],
     for key in keys:
         a, ha, _ = mean_ci([cc[s][cls][key] for s in cc])
         b, hb, _ = mean_ci([ns[s][cls][key] for s in ns])
-        row = dict(case=case, mode=mode, cls=cls, metric=f"mean CT {key} (s)", key=key, cclab=a, cclab_ci=ha,
+        metric = LINK_KEYS.get(key, f"mean CT {key} (s)")
+        row = dict(case=case, mode=mode, cls=cls, metric=metric, key=key, cclab=a, cclab_ci=ha,
                    ns3=b, ns3_ci=hb, rule=rule, tol=tol, gating=key in gate_keys)
         if mode == "paired":
             ratios = [cc[s][cls][key] / ns[s][cls][key] for s in cc
-                      if np.isfinite(cc[s][cls][key]) and np.isfinite(ns[s][cls][key])]
+                      if np.isfinite(cc[s][cls][key]) and np.isfinite(ns[s][cls][key]) and ns[s][cls][key] != 0]
             r, hr, _ = mean_ci(ratios)
             row.update(ratio=r, ratio_ci=hr, ratio_within=bool(np.isfinite(r) and abs(r - 1) <= tol))
         row["ok"] = paired_agrees(row["ratio"], row["ratio_ci"], tol) if rule == "paired" else agrees(a, ha, b, hb)
         if not (np.isfinite(a) and np.isfinite(b)):
             row.update(ok=True, gating=False, empty=True)  # no finished flow in this bin
+        elif a == 0 and b == 0:
+            row.update(ok=True, gating=False, zero=True)  # e.g. no marks without ECN
         rows.append(row)
     return rows
 
@@ -294,6 +340,36 @@ def run_long(runner: Runner, duration: float, tcp: dict, label: str, gating: boo
                 ok = counts_agree(a, b) if count else agrees(a, math.nan, b, math.nan)
                 rows.append(dict(case=sc["name"], metric=k, cclab=a, ns3=b, ok=ok, gating=gating))
         return rows, cens
+    return collect
+
+
+def run_red(runner: Runner, duration: float, seeds: list[int]):
+    """Submit the RED cases; returns a function that collects rows, census, per-seed data.
+    Gating: the bottleneck's mean queue, its drops (marks with ECN), the overall mean
+    completion time; the size bins and the other counter are information."""
+    jobs = []
+    for name, ecn, tcp in RED_CASES:
+        sc = red_scenario(name, ecn, duration, tcp)
+        flows, futs = runner.submit(sc, seeds)
+        jobs.append((sc, ecn, flows, futs))
+
+    def collect():
+        rows, cens, raw = [], [], {}
+        keys = list(LINK_KEYS) + ["all"] + [b[2] for b in BINS]
+        for sc, ecn, flows, futs in jobs:
+            cc, ns = {}, {}
+            for s, r in runner.cclab(sc, flows).items():
+                cc[s] = ct_stats(r.flows)
+                cc[s]["*"].update(link_stats(r.links))
+            ns_res = {s: f.result() for s, f in futs.items()}
+            for s, r in ns_res.items():
+                ns[s] = ct_stats(r.flows)
+                ns[s]["*"].update(link_stats(r.links))
+            cens.append(census(f"{sc['name']} (seeds {seeds[0]}..{seeds[-1]})", [r.perf for r in ns_res.values()]))
+            gate = {"queue", "all", "marks" if ecn else "drops"}
+            rows += ct_rows(sc["name"], "paired", cc, ns, "*", keys, "paired", RED_TOL, gate)
+            raw[sc["name"]] = dict(cclab=cc, ns3=ns)
+        return rows, cens, raw
     return collect
 
 
@@ -339,6 +415,8 @@ def fmt(x, ci=None, digits=3):
 def verdict(r: dict) -> str:
     if r.get("empty"):
         return "no flows"
+    if r.get("zero"):
+        return "none in either"
     if not r.get("gating", True) and r.get("rule") == "paired":
         return "(information)"
     word = "agrees" if r["ok"] else "DIFFERS"
@@ -376,7 +454,7 @@ def figure(rows: list[dict], title: str, path: Path, by_class: bool = False) -> 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [r for r in rows if r["mode"] == "paired"]
+    rows = [r for r in rows if r["mode"] == "paired" and r["key"] not in LINK_KEYS]
     panels = list(dict.fromkeys((r["case"], r["cls"]) for r in rows))
     fig, axes = plt.subplots(1, len(panels), figsize=(4.0 * len(panels), 3.6), squeeze=False)
     for ax, (case, cls) in zip(axes[0], panels):
@@ -416,6 +494,8 @@ def main() -> int:
                     help="simulated seconds of the mixed scenarios (default 1000, warm-up 100: the time budget)")
     ap.add_argument("--sack-off-seeds", type=int, default=3,
                     help="seeds of the sack-off contrast (default 3: it has no verdict, and ns-3 is slowest there)")
+    ap.add_argument("--red-duration", type=float, default=1000.0,
+                    help="simulated seconds of the RED cases (default 1000, warm-up 100)")
     ap.add_argument("--long-duration", type=float, default=300.0, help="simulated seconds of the long-flow cases")
     ap.add_argument("--only", default=",".join(SECTIONS),
                     help=f"comma-separated sections to run, of {', '.join(SECTIONS)} (default: all)")
@@ -445,6 +525,8 @@ def main() -> int:
             pending["mixed"] = run_short(runner, [mixed_scenario(n, p, cc, args.mixed_duration, NS3_DEFAULT_TCP)
                                                   for n, p, cc in MIXED], seeds, False, "paired", MIXED_TOL,
                                          {"all"}, classes="each")
+        if "red" in only:
+            pending["red"] = run_red(runner, args.red_duration, seeds)
         for sec, tcp in (("headline", NS3_DEFAULT_TCP), ("sack-off", SACK_OFF_TCP)):
             if sec in only:
                 gating = sec == "headline"
@@ -459,7 +541,7 @@ def main() -> int:
         for sec in SECTIONS:
             if sec not in pending:
                 continue
-            if sec == "mixed":
+            if sec in ("mixed", "red"):
                 rows, cens, raw = pending[sec]()
                 results[sec] = dict(short=rows, long=[], census=cens, raw=raw)
             else:
@@ -488,13 +570,19 @@ def main() -> int:
                     "10% rule is shown for reference.",
         "mixed": f"Verdict on each class's overall mean: the 95% interval of the paired ratio meets "
                  f"[{1 - MIXED_TOL:g}, {1 + MIXED_TOL:g}]; the size bins are information.",
+        "red": f"Verdict on the bottleneck's mean queue, its drops (marks with ECN) and the overall mean "
+               f"completion time: the 95% interval of the paired ratio meets [{1 - RED_TOL:g}, {1 + RED_TOL:g}]; "
+               "the size bins and the other counter are information. Queue: "
+               + ", ".join(f"{k} = {v}" for k, v in RED_QUEUE.items()) + " (ecn as the case says).",
     }
     titles = {"headline": "cclab with SACK, PRR, timestamps vs ns-3 3.44 with its defaults",
               "sack-off": "SACK and timestamps off in both (ns-3's non-SACK recovery)",
-              "mixed": "mixed classes on the reference link (SACK, PRR, timestamps)"}
-    dirs = {"headline": "validation", "sack-off": "validation-sack-off", "mixed": "validation-mixed"}
+              "mixed": "mixed classes on the reference link (SACK, PRR, timestamps)",
+              "red": "RED (RedQueueDisc), dropping and marking"}
+    dirs = {"headline": "validation", "sack-off": "validation-sack-off", "mixed": "validation-mixed",
+            "red": "validation-red"}
     for sec, res in results.items():
-        dur = {"mixed": args.mixed_duration}.get(sec, args.duration) or 2000
+        dur = {"mixed": args.mixed_duration, "red": args.red_duration}.get(sec, args.duration) or 2000
         text = (f"# cclab vs ns-3 3.44: {titles[sec]}\n\n" + header +
                 f"Short-flow scenarios: {dur:g} simulated s (warm-up 100 s); long-lived: {args.long_duration:g} s.\n\n" +
                 rules[sec] + "\n\n")
