@@ -30,7 +30,7 @@ simulators ("paired"), with 95% confidence intervals over seeds:
              harness refuses ECN with PRR). Target: the bottleneck's mean queue,
              its drops (marks with ECN) and the mean completion time each within
              5% of ns-3's (paired; the size bins and the other counter:
-             information). Seeds 1..5, 1000 simulated s (warm-up 100 s).
+             information). Seeds 1..5, 600 simulated s (warm-up 100 s).
 
 Verdicts.
   * Paired rule (headline, mixed), for a target tolerance T (5% or 10%): for each
@@ -265,23 +265,47 @@ def long_metrics(flows: pd.DataFrame, links: pd.DataFrame, duration: float) -> d
 class Runner:
     """Queues every ns-3 run at once (they dominate the time) and runs cclab meanwhile."""
 
-    def __init__(self, pool, binary, log, keep: Path | None = None):
-        self.pool, self.binary, self.log, self.keep = pool, binary, log, keep
+    def __init__(self, pool, binary, log, keep: Path | None = None, reuse: Path | None = None):
+        self.pool, self.binary, self.log, self.keep, self.reuse = pool, binary, log, keep, reuse
 
     def submit(self, sc: dict, seeds: list[int]):
         flows = {s: ns3run.flow_list(sc, s) for s in seeds}
         futs = {s: self.pool.submit(self._ns3, sc, s, flows[s]) for s in seeds}
         return flows, futs
 
+    @staticmethod
+    def _stem(sc, seed) -> str:
+        return "".join(ch if ch.isalnum() or ch in "-." else "_" for ch in sc["name"]) + f"-seed{seed}"
+
+    def _kept(self, sc, seed):
+        """A run kept by --keep-ns3 of exactly this scenario and seed, or None. Its links
+        table and perf are there only if that run wrote them (older keeps have flows only)."""
+        stem = self.reuse / self._stem(sc, seed)
+        spec = stem.with_suffix(".scenario.json")
+        if not spec.exists() or spec.read_text() != json.dumps(sc, indent=1):
+            return None
+        f = pd.read_csv(stem.with_suffix(".csv"))
+        for col in ("finished", "warmup"):
+            f[col] = f[col].astype(bool)
+        links = stem.with_suffix(".links.csv")
+        perf = stem.with_suffix(".perf.json")
+        return ns3run.Ns3Result(flows=f, links=pd.read_csv(links) if links.exists() else pd.DataFrame(),
+                                perf=json.loads(perf.read_text()) if perf.exists() else {})
+
     def _ns3(self, sc, seed, flows):
+        if self.reuse is not None and (r := self._kept(sc, seed)) is not None:
+            self.log(f"  {sc['name']}: ns-3 seed {seed} reused from {self.reuse}")
+            return r
         r = ns3run.run_ns3(sc, seed, flows, False, self.binary)
         self.log(f"  {sc['name']}: ns-3 seed {seed} done ({r.perf['wall_s']:.0f} s)")
         if self.keep is not None:
-            # ns-3's flows table, to compare cclab variants with later without ns-3.
-            name = "".join(ch if ch.isalnum() or ch in "-." else "_" for ch in sc["name"])
+            # ns-3's tables, to compare cclab variants with later (or --reuse-ns3) without ns-3.
+            stem = self.keep / self._stem(sc, seed)
             self.keep.mkdir(parents=True, exist_ok=True)
-            r.flows.to_csv(self.keep / f"{name}-seed{seed}.csv", index=False)
-            (self.keep / f"{name}-seed{seed}.scenario.json").write_text(json.dumps(sc, indent=1))
+            r.flows.to_csv(stem.with_suffix(".csv"), index=False)
+            r.links.to_csv(stem.with_suffix(".links.csv"), index=False)
+            stem.with_suffix(".perf.json").write_text(json.dumps(r.perf))
+            stem.with_suffix(".scenario.json").write_text(json.dumps(sc, indent=1))
         return r
 
     @staticmethod
@@ -290,6 +314,8 @@ class Runner:
 
 
 def census(case: str, perfs: list[dict]) -> dict:
+    if not all("recoveries" in p for p in perfs):  # reused runs kept without perf.json
+        return dict(case=case, recoveries=math.nan, early=math.nan, share=math.nan)
     rec = sum(p.get("recoveries", 0) for p in perfs)
     early = sum(p.get("recoveries_before_dupack_threshold", 0) for p in perfs)
     return dict(case=case, recoveries=rec, early=early, share=early / rec if rec else math.nan)
@@ -444,7 +470,7 @@ def ct_table(rows: list[dict], with_class: bool = False) -> str:
 
 def census_table(cens: list[dict]) -> str:
     return ("| case | recoveries | on fewer than 3 duplicate ACKs | share |\n|---|---:|---:|---:|\n" +
-            "".join(f"| {c['case']} | {c['recoveries']:,} | {c['early']:,} | {fmt(100 * c['share'])}% |\n"
+            "".join(f"| {c['case']} | {fmt(c['recoveries'])} | {fmt(c['early'])} | {fmt(100 * c['share'])}% |\n"
                     for c in cens))
 
 
@@ -494,8 +520,8 @@ def main() -> int:
                     help="simulated seconds of the mixed scenarios (default 1000, warm-up 100: the time budget)")
     ap.add_argument("--sack-off-seeds", type=int, default=3,
                     help="seeds of the sack-off contrast (default 3: it has no verdict, and ns-3 is slowest there)")
-    ap.add_argument("--red-duration", type=float, default=1000.0,
-                    help="simulated seconds of the RED cases (default 1000, warm-up 100)")
+    ap.add_argument("--red-duration", type=float, default=600.0,
+                    help="simulated seconds of the RED cases (default 600, warm-up 100: the time budget)")
     ap.add_argument("--long-duration", type=float, default=300.0, help="simulated seconds of the long-flow cases")
     ap.add_argument("--only", default=",".join(SECTIONS),
                     help=f"comma-separated sections to run, of {', '.join(SECTIONS)} (default: all)")
@@ -504,7 +530,10 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="ns-3 runs in parallel")
     ap.add_argument("--out", type=Path, default=ROOT / "results", help="folder for validation*/")
     ap.add_argument("--keep-ns3", type=Path, default=None,
-                    help="also write every ns-3 run's flows table and scenario to this folder")
+                    help="also write every ns-3 run's flows and links tables, perf and scenario to this folder")
+    ap.add_argument("--reuse-ns3", type=Path, default=None,
+                    help="take ns-3's tables from this --keep-ns3 folder where it holds a run of exactly the same "
+                         "scenario and seed, instead of running ns-3 again")
     args = ap.parse_args()
     if args.seeds < 2:
         ap.error("--seeds must be at least 2 (a confidence interval needs two)")
@@ -519,7 +548,7 @@ def main() -> int:
     gate_all = {"all"} | {b[2] for b in BINS}
     pending = {}
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        runner = Runner(pool, binary, log, args.keep_ns3)
+        runner = Runner(pool, binary, log, args.keep_ns3, args.reuse_ns3)
         # Submit everything first (the pool runs ns-3 in that order), longest cases first.
         if "mixed" in only:
             pending["mixed"] = run_short(runner, [mixed_scenario(n, p, cc, args.mixed_duration, NS3_DEFAULT_TCP)
