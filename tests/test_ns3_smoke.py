@@ -50,3 +50,25 @@ def test_same_schema_and_flows():
         done = t[t["finished"]]
         assert (done["bytes_delivered"] == done["size"]).all()
         assert len(done) >= 0.8 * t["size"].notna().sum()
+
+
+@pytest.mark.parametrize("ecn", [False, True])
+def test_red_link_counters(ecn):
+    """A RED bottleneck (ns-3's RedQueueDisc): the links table has cclab's marks and
+    mean_queue_packets columns; a dropping RED marks nothing, a marking one marks
+    (ECT data) and drops far fewer than it marks; the time-averaged queue stays below
+    the buffer and is positive on a loaded link in both simulators."""
+    sc = dict(SCENARIO, name="smoke-red", links=[dict(SCENARIO["links"][0], queue=dict(
+        type="red", limit="100pkts", min_th="5pkts", max_th="15pkts", max_p=0.1, ecn=ecn))])
+    sc["tcp"] = dict(SCENARIO["tcp"], sack=True, timestamps=True, recovery="halve" if ecn else "prr", ecn=ecn)
+    flows = ns3run.flow_list(sc, 3)
+    cc = ns3run.run_cclab(sc, 3, flows).links.set_index("name")
+    ns = ns3run.run_ns3(sc, 3, flows).links.set_index("name")
+    for t in (cc, ns):
+        bn = t.loc["bottleneck"]
+        assert 0 < bn["mean_queue_packets"] < 100
+        if ecn:
+            assert bn["marks"] > 0 and bn["drops"] < bn["marks"]
+        else:
+            assert bn["marks"] == 0 and bn["drops"] > 0
+        assert t.loc["bottleneck-rev"]["marks"] == 0  # pure ACKs are not ECN-capable

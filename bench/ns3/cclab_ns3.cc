@@ -8,19 +8,42 @@
 //   duration S | warmup S | seed N
 //   mss B | initial_window SEGMENTS | min_rto S | initial_rto S
 //   rcv_buf B | snd_buf B | delayed_ack 0|1 | delayed_ack_timeout S
-//   dupack_threshold N | timestamps 0|1 | limited_transmit 0|1 | sack 0|1
+//   dupack_threshold N | timestamps 0|1 | limited_transmit 0|1 | sack 0|1 | ecn 0|1
+//   recovery classic|prr                       (default classic)
+//   mtu B                                      (largest IP packet: every device's MTU,
+//                                               at least 1500, so nothing is fragmented)
 //   node NAME                                  (indices in order of appearance)
 //   link NAME A B RATE_BPS DELAY_S LIMIT_PKTS LIMIT_BYTES   (full duplex, 0 = no limit)
-//   class NAME
+//   red MAX_SIZE_PKTS MIN_TH MAX_TH L_INTERM QW MEAN_PKT_BYTES GENTLE WAIT USE_ECN HARD_DROP
+//                                              (the link above is RED in both directions:
+//                                               RedQueueDisc's attributes, in packets)
+//   class NAME [PROTOCOL [ATTRIBUTE=VALUE ...]]
+//        PROTOCOL: newreno (the default), ledbat, tcp_lp or vegas, run by ns-3's
+//        TcpNewReno, TcpLedbat, TcpLp or TcpVegas; each ATTRIBUTE=VALUE sets an
+//        attribute of that class (e.g. TargetDelay=25ms, Alpha=2), as ns-3 parses
+//        it from a string. Indices in order of appearance.
 //   flow CLASS SRC DST START_S SIZE_BYTES      (SIZE -1: long-lived; sorted by start)
 //
-// TCP is ns-3's TcpNewReno with classic (RFC 6582) recovery, SACK off, limited
-// transmit (RFC 3042) as the scenario says, and cclab's MSS, initial window, minimum RTO, delayed-ACK rule and
-// windows. Every link is a point-to-point link whose device queue is a DropTail
+// The TCP parameters are shared by every class: ns-3's TcpSocketBase with the
+// scenario's SACK, timestamps and limited transmit (RFC 3042), classic recovery
+// (RFC 6582 without SACK, RFC 6675 with it) or PRR (RFC 6937), and cclab's MSS,
+// initial window, minimum RTO, delayed-ACK rule and windows. Each sender socket
+// gets its class's congestion control (TcpSocketBase::SetCongestionControlAlgorithm
+// before it connects); NewReno classes keep the socket's default, TcpNewReno.
+// Every link is a point-to-point link whose device queue is a DropTail
 // queue of the scenario's limit; the traffic-control layer's default queue disc is
 // removed so that the device queue is the only queue (a full device queue then
 // makes the traffic-control layer drop, which is counted below as
-// offered - transmitted - still queued).
+// offered - transmitted - still queued). A `red` link instead has ns-3's
+// RedQueueDisc as its root queue disc with the record's attributes (the harness
+// lowers cclab's limit and thresholds by the device's packet; LinkBandwidth and
+// LinkDelay are the link's) in front of a device queue of one packet ("1p"), so
+// that RED holds the backlog. ecn 1: TcpSocketBase::UseEcn On.
+//
+// Per link direction the links table also reports RED's marks (the queue disc's
+// Mark trace) and the time-averaged number of packets waiting (queue disc + device
+// queue, not the one in transmission: cclab's mean_queue_packets), both over
+// [warmup, duration].
 //
 // Output in --out DIR: flows.csv, links.csv and perf.json.
 #include "ns3/core-module.h"
@@ -52,6 +75,12 @@ struct LinkSpec
     uint32_t a, b;
     double rateBps, delayS;
     uint64_t limitPkts, limitBytes;
+    // RED (`red` record): thresholds in packets.
+    bool red = false;
+    uint64_t maxSize = 0;
+    double minTh = 0, maxTh = 0, lInterm = 0, qw = 0;
+    uint32_t meanPkt = 0;
+    bool gentle = true, wait = true, useEcn = false, hardDrop = true;
 };
 
 struct FlowSpec
@@ -85,7 +114,17 @@ struct LinkCounters
 {
     uint64_t offered = 0, txPackets = 0, txBytes = 0;
     uint64_t offeredW = 0, txPacketsW = 0, txBytesW = 0, queuedW = 0;
+    uint64_t marks = 0, marksW = 0;
     Ptr<Queue<Packet>> queue;
+    Ptr<QueueDisc> qdisc; // RED links only
+    // Packets waiting (queue disc + device queue) and their time integral after warm-up.
+    int64_t waiting = 0;
+    double since = 0, area = 0;
+
+    uint64_t Queued() const
+    {
+        return queue->GetNPackets() + (qdisc ? qdisc->GetNPackets() : 0);
+    }
 };
 
 struct Params
@@ -95,11 +134,24 @@ struct Params
     uint32_t mss = 1460, iw = 10, dupack = 3;
     double minRto = 0.2, initialRto = 1.0, delAckTimeout = 0.2;
     uint64_t rcvBuf = 131072, sndBuf = 524288;
-    bool delayedAck = false, timestamps = false, limitedTransmit = true, sack = false;
+    uint32_t mtu = 1500;
+    bool delayedAck = false, timestamps = false, limitedTransmit = true, sack = false, ecn = false;
+    bool prr = false; // recovery prr: TcpPrrRecovery; otherwise TcpClassicRecovery
+};
+
+// A traffic class: its name and the congestion control of its senders (null:
+// the socket's default, TcpNewReno).
+struct ClassSpec
+{
+    std::string name;
+    std::string protocol;
+    bool custom = false;
+    ObjectFactory congestion;
 };
 
 Params P;
-std::vector<std::string> nodeNames, classNames;
+std::vector<std::string> nodeNames;
+std::vector<ClassSpec> classes;
 std::vector<LinkSpec> linkSpecs;
 std::vector<FlowSpec> flowSpecs;
 std::vector<FlowState> flows;
@@ -116,6 +168,49 @@ Fail(const std::string& msg)
 {
     std::cerr << "cclab-ns3: " << msg << std::endl;
     std::exit(2);
+}
+
+// ns-3's congestion-control class for each protocol cclab can hand over.
+const std::map<std::string, std::string> kCongestion = {{"newreno", "ns3::TcpNewReno"},
+                                                        {"ledbat", "ns3::TcpLedbat"},
+                                                        {"tcp_lp", "ns3::TcpLp"},
+                                                        {"vegas", "ns3::TcpVegas"}};
+
+// The protocol of a `class` record and its ATTRIBUTE=VALUE pairs: a factory for the
+// senders' congestion control, every attribute checked against the class's TypeId.
+bool
+ReadCongestion(ClassSpec& c, std::istringstream& s, const std::string& where)
+{
+    auto it = kCongestion.find(c.protocol);
+    if (it == kCongestion.end())
+    {
+        Fail(where + ": protocol " + c.protocol + " has no ns-3 counterpart here");
+    }
+    TypeId tid = TypeId::LookupByName(it->second);
+    c.congestion.SetTypeId(tid);
+    std::string kv;
+    while (s >> kv)
+    {
+        auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0)
+        {
+            return false;
+        }
+        std::string name = kv.substr(0, eq), value = kv.substr(eq + 1);
+        TypeId::AttributeInformation info;
+        if (!tid.LookupAttributeByName(name, &info))
+        {
+            Fail(where + ": " + it->second + " has no attribute " + name);
+        }
+        if (!info.checker->CreateValidValue(StringValue(value)))
+        {
+            Fail(where + ": " + it->second + "::" + name + " cannot be " + value);
+        }
+        c.congestion.Set(name, StringValue(value));
+        c.custom = true;
+    }
+    c.custom = c.custom || c.protocol != "newreno";
+    return true;
 }
 
 void
@@ -173,6 +268,16 @@ ReadInput(const std::string& path)
             ok = bool(s >> P.limitedTransmit);
         else if (key == "sack")
             ok = bool(s >> P.sack);
+        else if (key == "ecn")
+            ok = bool(s >> P.ecn);
+        else if (key == "mtu")
+            ok = bool(s >> P.mtu) && P.mtu <= 65535;
+        else if (key == "recovery")
+        {
+            std::string r;
+            ok = bool(s >> r) && (r == "classic" || r == "prr");
+            P.prr = r == "prr";
+        }
         else if (key == "node")
         {
             std::string n;
@@ -181,9 +286,14 @@ ReadInput(const std::string& path)
         }
         else if (key == "class")
         {
-            std::string n;
-            ok = bool(s >> n);
-            classNames.push_back(n);
+            ClassSpec c;
+            ok = bool(s >> c.name);
+            if (!(s >> c.protocol))
+            {
+                c.protocol = "newreno";
+            }
+            ok = ok && ReadCongestion(c, s, path + ":" + std::to_string(lineNo));
+            classes.push_back(c);
         }
         else if (key == "link")
         {
@@ -193,11 +303,24 @@ ReadInput(const std::string& path)
                  l.a < nodeNames.size() && l.b < nodeNames.size();
             linkSpecs.push_back(l);
         }
+        else if (key == "red")
+        {
+            ok = !linkSpecs.empty() && !linkSpecs.back().red;
+            if (ok)
+            {
+                LinkSpec& l = linkSpecs.back();
+                ok = bool(s >> l.maxSize >> l.minTh >> l.maxTh >> l.lInterm >> l.qw >> l.meanPkt >>
+                          l.gentle >> l.wait >> l.useEcn >> l.hardDrop) &&
+                     l.maxSize > 0 && l.minTh >= 0 && l.maxTh > l.minTh && l.lInterm >= 1 &&
+                     l.qw > 0 && l.qw <= 1 && l.meanPkt > 0;
+                l.red = true;
+            }
+        }
         else if (key == "flow")
         {
             FlowSpec f;
             ok = bool(s >> f.cls >> f.src >> f.dst >> f.start >> f.size) &&
-                 f.cls < classNames.size() && f.src < nodeNames.size() &&
+                 f.cls < classes.size() && f.src < nodeNames.size() &&
                  f.dst < nodeNames.size() &&
                  (flowSpecs.empty() || f.start >= flowSpecs.back().start);
             flowSpecs.push_back(f);
@@ -355,6 +478,12 @@ StartFlow(uint32_t id)
 {
     const FlowSpec& spec = flowSpecs[id];
     Ptr<Socket> sock = Socket::CreateSocket(nodes.Get(spec.src), TcpSocketFactory::GetTypeId());
+    ClassSpec& cls = classes[spec.cls];
+    if (cls.custom)
+    {
+        DynamicCast<TcpSocketBase>(sock)->SetCongestionControlAlgorithm(
+            cls.congestion.Create<TcpCongestionOps>());
+    }
     flows[id].snd = sock;
     sock->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, id));
     sock->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, id));
@@ -385,6 +514,33 @@ OnIpTx(std::vector<uint32_t>* ifaceToDir, Ptr<const Packet>, Ptr<Ipv4>, uint32_t
     }
 }
 
+// The packets waiting at a direction change (queue disc or device queue): add the
+// time since the last change, clipped to [warmup, duration], to the integral.
+void
+Integrate(LinkCounters& c)
+{
+    double now = std::min(Simulator::Now().GetSeconds(), P.duration);
+    double from = std::max(c.since, P.warmup);
+    if (now > from)
+    {
+        c.area += double(c.waiting) * (now - from);
+    }
+    c.since = now;
+}
+
+void
+OnQueueLength(uint32_t d, uint32_t before, uint32_t after)
+{
+    Integrate(dirs[d]);
+    dirs[d].waiting += int64_t(after) - int64_t(before);
+}
+
+void
+OnMark(uint32_t d, Ptr<const QueueDiscItem>, const char*)
+{
+    dirs[d].marks++;
+}
+
 void
 OnPhyTxBegin(uint32_t d, Ptr<const Packet> p)
 {
@@ -400,7 +556,8 @@ SnapshotWarmup()
         c.offeredW = c.offered;
         c.txPacketsW = c.txPackets;
         c.txBytesW = c.txBytes;
-        c.queuedW = c.queue->GetNPackets();
+        c.queuedW = c.Queued();
+        c.marksW = c.marks;
     }
 }
 
@@ -447,10 +604,12 @@ main(int argc, char** argv)
     ReadInput(input);
     RngSeedManager::SetSeed(uint32_t(P.seed % 4294967295ULL) + 1);
 
-    // TCP: NewReno with classic recovery.
+    // TCP: NewReno unless a class says otherwise (per socket, in StartFlow); classic
+    // recovery or PRR as the scenario's tcp.recovery says.
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+                       TypeIdValue(P.prr ? TcpPrrRecovery::GetTypeId()
+                                         : TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(P.mss));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(P.iw));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(P.delayedAck ? 2 : 1));
@@ -460,11 +619,13 @@ main(int argc, char** argv)
     Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(P.initialRto)));
     Config::SetDefault("ns3::TcpSocket::ConnCount", UintegerValue(100));
     Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(100));
-    // SACK off unless asked (cclab has none); `sack 1` shows what ns-3's default does.
+    // SACK and timestamps as the scenario's tcp.sack and tcp.timestamps.
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(P.sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(P.timestamps));
-    // RFC 3042. ns-3 3.44 cannot run NewReno without SACK and without limited
-    // transmit: an application write in the Disorder state trips an assertion in
+    // RFC 3168 on every connection (both ends: the receivers fork from listeners).
+    Config::SetDefault("ns3::TcpSocketBase::UseEcn",
+                       EnumValue(P.ecn ? TcpSocketState::On : TcpSocketState::Off));
+    // RFC 3042. ns-3 3.44 cannot run without SACK and without limited transmit: an application write in the Disorder state trips an assertion in
     // TcpSocketBase::SendPendingData; cclab models limited transmit instead.
     Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(P.limitedTransmit));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(P.minRto)));
@@ -484,11 +645,46 @@ main(int argc, char** argv)
         const LinkSpec& l = linkSpecs[i];
         PointToPointHelper p2p;
         p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(uint64_t(l.rateBps))));
+        // A data segment with the timestamp option (1460 + 20 + 32 bytes) exceeds the
+        // default 1500-byte MTU, and IPv4 would send it as two fragments; cclab's
+        // packets are never fragmented.
+        p2p.SetDeviceAttribute("Mtu", UintegerValue(std::max<uint32_t>(P.mtu, 1500)));
         p2p.SetChannelAttribute("Delay", TimeValue(Seconds(l.delayS)));
         QueueSize limit = l.limitPkts ? QueueSize(QueueSizeUnit::PACKETS, l.limitPkts)
                           : l.limitBytes ? QueueSize(QueueSizeUnit::BYTES, l.limitBytes)
                                          : QueueSize(QueueSizeUnit::PACKETS, 1u << 30);
-        p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(limit));
+        p2p.SetQueue("ns3::DropTailQueue<Packet>",
+                     "MaxSize",
+                     QueueSizeValue(l.red ? QueueSize("1p") : limit));
+        TrafficControlHelper red;
+        if (l.red)
+        {
+            red.SetRootQueueDisc("ns3::RedQueueDisc",
+                                 "MaxSize",
+                                 QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, l.maxSize)),
+                                 "MinTh",
+                                 DoubleValue(l.minTh),
+                                 "MaxTh",
+                                 DoubleValue(l.maxTh),
+                                 "LInterm",
+                                 DoubleValue(l.lInterm),
+                                 "QW",
+                                 DoubleValue(l.qw),
+                                 "MeanPktSize",
+                                 UintegerValue(l.meanPkt),
+                                 "Gentle",
+                                 BooleanValue(l.gentle),
+                                 "Wait",
+                                 BooleanValue(l.wait),
+                                 "UseEcn",
+                                 BooleanValue(l.useEcn),
+                                 "UseHardDrop",
+                                 BooleanValue(l.hardDrop),
+                                 "LinkBandwidth",
+                                 DataRateValue(DataRate(uint64_t(l.rateBps))),
+                                 "LinkDelay",
+                                 TimeValue(Seconds(l.delayS)));
+        }
         NetDeviceContainer devs = p2p.Install(nodes.Get(l.a), nodes.Get(l.b));
         Ipv4InterfaceContainer ifs = addr.Assign(devs);
         addr.NewNetwork();
@@ -503,6 +699,15 @@ main(int argc, char** argv)
             uint32_t d = uint32_t(2 * i + k);
             LinkCounters c;
             c.queue = DynamicCast<PointToPointNetDevice>(dev)->GetQueue();
+            c.queue->TraceConnectWithoutContext("PacketsInQueue",
+                                                MakeBoundCallback(&OnQueueLength, d));
+            if (l.red)
+            {
+                c.qdisc = red.Install(dev).Get(0);
+                c.qdisc->TraceConnectWithoutContext("PacketsInQueue",
+                                                    MakeBoundCallback(&OnQueueLength, d));
+                c.qdisc->TraceConnectWithoutContext("Mark", MakeBoundCallback(&OnMark, d));
+            }
             dirs.push_back(c);
             dev->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&OnPhyTxBegin, d));
             uint32_t node = k == 0 ? l.a : l.b;
@@ -578,7 +783,7 @@ main(int argc, char** argv)
         const FlowState& f = flows[id];
         bool finished = !std::isnan(f.finish);
         uint64_t delivered = s.size < 0 ? f.rx : std::min<uint64_t>(f.rx, uint64_t(s.size));
-        fo << classNames[s.cls] << ',' << id << ','
+        fo << classes[s.cls].name << ',' << id << ','
            << (s.size < 0 ? std::string("nan") : std::to_string(s.size)) << ',' << Num(s.start)
            << ',' << Num(f.finish) << ',' << Num(finished ? f.finish - s.start : NAN) << ','
            << delivered << ',' << f.retransmissions << ',' << f.timeouts << ','
@@ -586,15 +791,17 @@ main(int argc, char** argv)
            << '\n';
     }
     std::ofstream lo(out + "/links.csv");
-    lo << "name,from,to,rate_bps,delay_s,packets_sent,bytes_sent,drops,drop_rate,utilization\n";
+    lo << "name,from,to,rate_bps,delay_s,packets_sent,bytes_sent,drops,drop_rate,marks,utilization,"
+          "mean_queue_packets\n";
     double span = P.duration - P.warmup;
     for (size_t i = 0; i < linkSpecs.size(); ++i)
     {
         for (uint32_t k = 0; k < 2; ++k)
         {
             const LinkSpec& l = linkSpecs[i];
-            const LinkCounters& c = dirs[2 * i + k];
-            uint64_t queued = c.queue->GetNPackets();
+            LinkCounters& c = dirs[2 * i + k];
+            Integrate(c);
+            uint64_t queued = c.Queued();
             uint64_t offered = c.offered - c.offeredW;
             uint64_t sent = c.txPackets - c.txPacketsW;
             int64_t drops = int64_t(offered) - int64_t(sent) - (int64_t(queued) - int64_t(c.queuedW));
@@ -604,7 +811,9 @@ main(int argc, char** argv)
                << Num(l.rateBps) << ',' << Num(l.delayS) << ',' << sent << ','
                << (c.txBytes - c.txBytesW) << ',' << drops << ','
                << Num(offered ? double(drops) / double(offered) : 0.0) << ','
-               << Num(span > 0 ? bytes * 8 / (l.rateBps * span) : NAN) << '\n';
+               << (c.marks - c.marksW) << ','
+               << Num(span > 0 ? bytes * 8 / (l.rateBps * span) : NAN) << ','
+               << Num(span > 0 ? c.area / span : NAN) << '\n';
         }
     }
     struct rusage ru;

@@ -10,14 +10,20 @@ size) that cclab draws for a seed, and both `run_cclab()` (as a ``flow_list``
 class) and `run_ns3()` replay them. Both return a flows table with the columns of
 ``cclab.Result.flows``.
 
-What the ns-3 side sets so that both simulators run the same algorithm (see
-docs/validation.md for why each one matters): TcpNewReno, TcpClassicRecovery
-(not PRR), SACK off, limited transmit off, SegmentSize = mss, InitialCwnd, MinRto,
-DelAckCount 1 or 2 and DelAckTimeout, RcvBufSize = receive window, timestamps
-on only when the scenario's header is 52 bytes (20 IP + 32 TCP with timestamps),
-ConnTimeout = initial RTO; DropTail device queues of the scenario's limit with
-the default queue disc removed. cclab runs with `NS3_TCP`: the handshake, limited
-transmit and the "Impatient" timer, which is what ns-3 does.
+What the ns-3 side takes from the scenario's canonical configuration (see
+docs/validation.md for why each one matters): each class's congestion control
+(newreno, ledbat, tcp_lp, vegas: ns-3's TcpNewReno, TcpLedbat, TcpLp, TcpVegas,
+with the attributes the class's `cc` sets), SACK (`tcp.sack`), timestamps
+(`tcp.timestamps`), TcpPrrRecovery for `tcp.recovery = "prr"` and
+TcpClassicRecovery for "halve", limited transmit on, SegmentSize = mss,
+InitialCwnd, MinRto, DelAckCount 1 or 2 and DelAckTimeout, RcvBufSize = receive
+window, ConnTimeout = initial RTO, UseEcn for `tcp.ecn`; DropTail device queues
+of the scenario's limit with the default queue disc removed, or, for a `red`
+queue, ns-3's RedQueueDisc with the queue's parameters in front of a one-packet
+device queue (`red_attributes()`). `plan()` and `ns3_input()` refuse,
+with `Unsupported`, what ns-3 cannot mirror. Both sides run the scenario with
+`NS3_TCP` on top of its `tcp` table: the handshake, limited transmit, the
+"Impatient" timer and no rescue retransmission, which is what ns-3 does.
 """
 from __future__ import annotations
 
@@ -39,17 +45,33 @@ SOURCE = HERE / "cclab_ns3.cc"
 NS3_VERSION = "3.44"
 NS3_REQUIREMENT = "ns3==3.44.*"
 LIBS = ["core", "network", "internet", "point-to-point", "traffic-control"]
-# Header bytes of a data packet in ns-3 on a point-to-point link: IP 20 + TCP 20
-# (+12 with the timestamp option); the 2-byte PPP header comes on top.
-HEADER_PLAIN, HEADER_TS = 40, 52
+# Header bytes of a data packet in ns-3 on a point-to-point link without TCP
+# options: IP 20 + TCP 20 (the 12 bytes of the timestamp option come with
+# tcp.timestamps, in both simulators; the 2-byte PPP header on top).
+HEADER = 40
+TIMESTAMP_OPTION = 12
 # "Unlimited" receive window: far above any window the scenarios reach (ns-3 keeps
 # the send buffer as real packet objects, so it is not made larger than needed).
 UNLIMITED_WINDOW = 16 << 20
 # How ns-3 3.44's TCP differs from cclab's defaults, switched on in cclab for a
 # comparison: ns-3 opens connections with SYN / SYN-ACK, always uses limited
-# transmit without SACK (it cannot run without it: see cclab_ns3.cc), and restarts
-# the retransmission timer on the first partial ACK of a recovery only.
-NS3_TCP = {"handshake": True, "limited_transmit": True, "partial_ack_timer": "impatient"}
+# transmit (without SACK it cannot run without it: see cclab_ns3.cc), restarts
+# the retransmission timer on the first partial ACK of a recovery only, and has no
+# rescue retransmission (RFC 6675 NextSeg rule 4; TcpTxBuffer::NextSeg stops at rule 3).
+NS3_TCP = {"handshake": True, "limited_transmit": True, "partial_ack_timer": "impatient",
+           "rescue_retransmission": False}
+# ns-3 3.44's congestion-control class for each of cclab's window protocols that has one.
+NS3_CONGESTION = {"newreno": "TcpNewReno", "ledbat": "TcpLedbat", "tcp_lp": "TcpLp", "vegas": "TcpVegas"}
+# Why the others have none.
+NO_NS3_COUNTERPART = {
+    "reno": "ns-3 3.44 has no Reno: its recovery (TcpClassicRecovery, in TcpSocketBase) always "
+            "follows partial ACKs as NewReno does, and TcpLinuxReno is NewReno recovery with "
+            "Linux's window growth",
+    "fast": "ns-3 3.44 has no FAST TCP",
+    "multcp": "ns-3 3.44 has no MulTCP",
+}
+# ns-3's hard-coded upper bound of the retransmission timeout (TcpSocketBase::ReTxTimeout).
+NS3_MAX_RTO_S = 60.0
 # `start` is when the connection opened: in ns-3, which has no access control, the arrival.
 FLOW_COLUMNS = ["class", "id", "size", "arrival", "start", "finish", "completion_time", "bytes_delivered",
                 "retransmissions", "timeouts", "finished", "warmup"]
@@ -126,26 +148,35 @@ def _validated(scenario, seed: int | None = None) -> dict:
     return info
 
 
+def ns3_plan(scenario, seed: int | None = None) -> dict:
+    """The plan of `scenario` as a comparison runs it: with `NS3_TCP` on top of its `tcp`."""
+    return _validated(with_tcp(scenario), seed)["plan"]
+
+
 def plan(config: dict) -> dict:
     """What the ns-3 program needs from cclab's canonical configuration (SI units):
     nodes; links with node names, rate (bit/s), delay (s) and DropTail limits;
-    classes with endpoints, arrival type and protocol; and the one TCP parameter set
-    every TCP class shares (the ns-3 program has one)."""
+    classes with endpoints, arrival type, protocol and its `cc` parameters; and the
+    one TCP parameter set every TCP class shares (the ns-3 program has one: the
+    receivers' sockets, which set SACK, timestamps and the delayed-ACK rule, fork
+    from one listening socket per node)."""
     nodes = config["nodes"]
     links = []
     for l in config["links"]:
         q = l["queue"]
-        if q["type"] != "droptail":
-            raise Unsupported(f"link {l['name']!r}: queue {q['type']!r} is not in the ns-3 harness")
+        if q["type"] not in ("droptail", "red"):
+            raise Unsupported(f"link {l['name']!r}: queue {q['type']!r} is not in the ns-3 harness "
+                              "(it maps droptail to a DropTail device queue and red to RedQueueDisc)")
         links.append({"name": l["name"], "from": nodes[l["from"]], "to": nodes[l["to"]],
                       "rate_bps": float(l["rate_bps"]), "delay_s": l["delay_ns"] / 1e9,
-                      "limit_packets": q["limit_packets"], "limit_bytes": q["limit_bytes"]})
+                      "limit_packets": q["limit_packets"], "limit_bytes": q["limit_bytes"],
+                      "queue": {k: v for k, v in q.items() if k not in ("limit_packets", "limit_bytes")}})
     classes, tcps = [], []
     for c in config["classes"]:
         a, t = c["arrivals"], c["transport"]
         d = {"name": c["name"], "src": nodes[c["src"]], "dst": nodes[c["dst"]], "type": a["type"],
-             "protocol": t["cc"]["protocol"], "kind": t["kind"], "start_s": c["start_ns"] / 1e9,
-             "stop_s": None if c["stop_ns"] is None else c["stop_ns"] / 1e9}
+             "protocol": t["cc"]["protocol"], "cc": dict(t["cc"].get("params") or {}), "kind": t["kind"],
+             "start_s": c["start_ns"] / 1e9, "stop_s": None if c["stop_ns"] is None else c["stop_ns"] / 1e9}
         if a["type"] == "long_lived":
             d["count"] = a["count"]
         elif a["type"] == "flow_list":
@@ -175,7 +206,7 @@ def _duplex_links(plan: dict) -> list[dict]:
         rev = by_name.get(l["name"] + "-rev")
         if rev is None or (rev["from"], rev["to"]) != (l["to"], l["from"]):
             raise Unsupported(f"link {l['name']!r} has no reverse link: the ns-3 side needs duplex links")
-        for key in ("rate_bps", "delay_s", "limit_packets", "limit_bytes"):
+        for key in ("rate_bps", "delay_s", "limit_packets", "limit_bytes", "queue"):
             if rev[key] != l[key]:
                 raise Unsupported(f"link {l['name']!r}: its two directions differ in {key}")
         used.update((l["name"], rev["name"]))
@@ -183,16 +214,129 @@ def _duplex_links(plan: dict) -> list[dict]:
     return out
 
 
+def _check_tcp(tcp: dict) -> None:
+    """Refuse TCP parameters ns-3 3.44's TcpSocketBase cannot run."""
+    if tcp["header"] != HEADER:
+        raise Unsupported(f"tcp.header = {tcp['header']}: the ns-3 side models {HEADER} (IP 20 + TCP 20); "
+                          "TCP timestamps are tcp.timestamps, which adds their 12 bytes in both simulators")
+    if tcp["byte_counting"] != 0:
+        raise Unsupported(f"tcp.byte_counting = {tcp['byte_counting']}: ns-3 3.44 has no RFC 3465 byte "
+                          "counting (TcpNewReno grows per ACK by the segments it acknowledges)")
+    if tcp["sack"] and tcp["rescue_retransmission"]:
+        raise Unsupported("tcp.rescue_retransmission = true: ns-3 3.44 has no RFC 6675 rescue retransmission "
+                          "(TcpTxBuffer::NextSeg stops at rule 3); set it false (ns3run.NS3_TCP does)")
+    if not tcp["handshake"]:
+        raise Unsupported("tcp.handshake = false: every ns-3 connection opens with SYN / SYN-ACK "
+                          "(ns3run.NS3_TCP turns it on)")
+    if not tcp["limited_transmit"]:
+        raise Unsupported("tcp.limited_transmit = false: the harness keeps ns-3's limited transmit "
+                          "(without SACK ns-3 3.44 cannot run without it; ns3run.NS3_TCP turns it on)")
+    if tcp["partial_ack_timer"] != "impatient":
+        raise Unsupported(f"tcp.partial_ack_timer = {tcp['partial_ack_timer']!r}: ns-3 3.44 restarts the "
+                          "timer on the first partial ACK only (\"impatient\"; ns3run.NS3_TCP sets it)")
+    if tcp["ecn"] and tcp["recovery"] == "prr":
+        raise Unsupported("tcp.ecn = true with recovery = \"prr\": on an ECN-Echo ns-3 3.44 enters CWR "
+                          "through its recovery algorithm (TcpSocketBase::EnterCwr), and TcpPrrRecovery "
+                          "brings the window down over a round trip where cclab sets cwnd = ssthresh at "
+                          "once; set recovery = \"halve\" (ns-3's TcpClassicRecovery does the same)")
+    if tcp["max_rto_s"] != NS3_MAX_RTO_S:
+        raise Unsupported(f"tcp.max_rto = {tcp['max_rto_s']:g} s: ns-3 3.44 caps the timeout at 60 s")
+
+
+# Packets a point-to-point device holds besides the one it transmits, below a queue
+# disc (the harness's device queue "1p" under RedQueueDisc).
+DEVICE_SLOT = 1
+
+
+def red_attributes(link: dict, slot: int | None = None) -> list:
+    """A red link's `red` record for the ns-3 program, ns-3's values of RedQueueDisc's
+    MaxSize (packets), MinTh, MaxTh, LInterm, QW, MeanPktSize, Gentle, Wait, UseEcn,
+    UseHardDrop; or Unsupported.
+
+    cclab's RED and buffer count every packet waiting on the link; ns-3's RedQueueDisc
+    counts its own queue, and the device below it holds `slot` more whenever anything
+    waits (the one-packet device queue). So ns-3 gets MaxSize = limit - slot (the two
+    hold `limit` together) and MinTh, MaxTh lowered by `slot`: RED then decides on the
+    same count of waiting packets in both (the average differs only while the queue is
+    empty, where ns-3's sample is 0 rather than -1). LInterm = 1/max_p."""
+    slot = DEVICE_SLOT if slot is None else slot
+    q, where = link["queue"], f"link {link['name']!r}"
+    if q["unit"] != "packets" or link["limit_packets"] is None or link["limit_bytes"] is not None:
+        raise Unsupported(f"{where}: RED in bytes (or with a byte limit) is not in the ns-3 harness; "
+                          "write limit, min_th and max_th in packets (\"100pkts\")")
+    if link["limit_packets"] <= slot:
+        raise Unsupported(f"{where}: a RED limit of {link['limit_packets']} packet(s): ns-3's RedQueueDisc "
+                          f"needs room besides the device's {slot}")
+    if q["min_th"] < slot:
+        raise Unsupported(f"{where}: min_th = {q['min_th']:g} packets: ns-3's RED counts {slot} packet(s) "
+                          f"fewer than cclab's (the device's), so min_th must be at least {slot}")
+    return [link["limit_packets"] - slot, float(q["min_th"] - slot), float(q["max_th"] - slot),
+            1.0 / q["max_p"], q["weight"], q["mean_packet_bytes"],
+            int(q["gentle"]), int(q["wait"]), int(q["ecn"]), int(q["hard_drop"])]
+
+
+def _whole(x: float) -> bool:
+    return float(x) == int(x)
+
+
+def congestion(c: dict, tcp: dict) -> list[str]:
+    """A class's congestion control as ns-3 attributes (ATTRIBUTE=VALUE), or Unsupported:
+    every cc parameter the class sets is either passed to the ns-3 class's attribute
+    that holds it or, where ns-3 has no such attribute, must have ns-3's fixed value."""
+    name, proto, p = c["name"], c["protocol"], c.get("cc", {})
+    where = f"class {name!r} ({proto})"
+    if c["kind"] != "window":
+        raise Unsupported(f"class {name!r}: rate-based ({proto}) classes have no ns-3 counterpart here")
+    if proto in NO_NS3_COUNTERPART:
+        raise Unsupported(f"{where}: {NO_NS3_COUNTERPART[proto]}")
+    if proto not in NS3_CONGESTION:
+        raise Unsupported(f"{where}: protocol {proto!r} is not in the ns-3 harness")
+    if proto == "newreno":
+        return []
+    if proto in ("ledbat", "tcp_lp") and not tcp["timestamps"]:
+        raise Unsupported(f"{where}: ns-3's {NS3_CONGESTION[proto]} measures delays from TCP timestamps and "
+                          "runs as TcpNewReno without them; set tcp.timestamps = true")
+    if proto == "ledbat":
+        if p["implementation"] != "ns3":
+            raise Unsupported(f"{where}: cc.implementation = {p['implementation']!r}; ns-3's TcpLedbat has "
+                              "its own window arithmetic, cc = {{ variant = \"ns3\" }}")
+        target_ms = p["target_ns"] / 1e6
+        if not _whole(target_ms):
+            raise Unsupported(f"{where}: cc.target = {target_ms:g} ms; ns-3's TcpLedbat computes in whole "
+                              "milliseconds (TargetDelay.GetMilliSeconds())")
+        if p["allowed_increase"] != 0.0:
+            raise Unsupported(f"{where}: cc.allowed_increase = {p['allowed_increase']}; ns-3's TcpLedbat has "
+                              "no such attribute: its cap is the bytes outstanding before the ACK (0)")
+        if p["init_cwnd"] is not None and p["init_cwnd"] != tcp["initial_window"]:
+            raise Unsupported(f"{where}: cc.init_cwnd = {p['init_cwnd']}; ns-3's TcpLedbat starts from the "
+                              f"socket's InitialCwnd, tcp.initial_window = {tcp['initial_window']}")
+        # BaseHistoLen and NoiseFilterLen are the lengths at which ns-3's vectors drop
+        # their oldest value: they hold one value less, which is what cclab counts.
+        return [f"TargetDelay={int(target_ms)}ms", f"Gain={p['gain']!r}",
+                f"BaseHistoryLen={p['base_history'] + 1}", f"NoiseFilterLen={p['current_filter'] + 1}",
+                f"MinCwnd={p['min_cwnd']}", f"SSParam={'yes' if p['slow_start'] else 'no'}"]
+    if proto == "tcp_lp":
+        if p["variant"] != "ns3":
+            raise Unsupported(f"{where}: cc.variant = {p['variant']!r}; ns-3's TcpLp is cc = {{ variant = \"ns3\" }}")
+        fixed = {"delta": 0.15, "gain": 0.125, "inference_rtts": 3.0}
+        for k, v in fixed.items():
+            if p[k] != v:
+                raise Unsupported(f"{where}: cc.{k} = {p[k]}; ns-3's TcpLp has no attributes ({k} is fixed at {v:g})")
+        return []
+    # vegas
+    for k in ("alpha", "beta", "gamma"):
+        if not _whole(p[k]):
+            raise Unsupported(f"{where}: cc.{k} = {p[k]}; ns-3's TcpVegas takes whole numbers of packets")
+    return [f"Alpha={int(p['alpha'])}", f"Beta={int(p['beta'])}", f"Gamma={int(p['gamma'])}"]
+
+
 def _check(plan: dict) -> None:
-    tcp = plan["tcp"]
-    if tcp["header"] not in (HEADER_PLAIN, HEADER_TS):
-        raise Unsupported(f"tcp.header = {tcp['header']}: the ns-3 side models 40 (no TCP options) "
-                          f"or 52 (timestamps)")
+    _check_tcp(plan["tcp"])
+    for l in plan["links"]:
+        if l["queue"]["type"] == "red":
+            red_attributes(l)
     for c in plan["classes"]:
-        if c["kind"] != "window":
-            raise Unsupported(f"class {c['name']!r}: rate-based ({c['protocol']}) classes have no ns-3 counterpart here")
-        if c["protocol"] != "newreno":
-            raise Unsupported(f"class {c['name']!r}: protocol {c['protocol']!r} is not in the ns-3 harness")
+        congestion(c, plan["tcp"])
 
 
 def flow_list(scenario, seed: int) -> pd.DataFrame:
@@ -223,9 +367,8 @@ def flow_list(scenario, seed: int) -> pd.DataFrame:
     return out.sort_values(["start", "_c"], kind="stable").drop(columns="_c").reset_index(drop=True)
 
 
-def ns3_input(plan: dict, flows: pd.DataFrame, duration: float, warmup: float, seed: int,
-              sack: bool = False) -> str:
-    """The ns-3 program's input for a plan and an explicit flow list (`sack`: ns-3's SACK on)."""
+def ns3_input(plan: dict, flows: pd.DataFrame, duration: float, warmup: float, seed: int) -> str:
+    """The ns-3 program's input for a plan and an explicit flow list."""
     _check(plan)
     tcp = plan["tcp"]
     rwnd = tcp["receive_window"] or UNLIMITED_WINDOW
@@ -234,15 +377,21 @@ def ns3_input(plan: dict, flows: pd.DataFrame, duration: float, warmup: float, s
              f"initial_rto {tcp['initial_rto_s']!r}", f"rcv_buf {rwnd}",
              f"snd_buf {max(4 * rwnd, UNLIMITED_WINDOW)}",
              f"delayed_ack {int(tcp['delayed_ack'])}", f"delayed_ack_timeout {tcp['delayed_ack_timeout_s']!r}",
-             f"dupack_threshold {tcp['dupack_threshold']}", f"timestamps {int(tcp['header'] == HEADER_TS)}",
-             "limited_transmit 1", f"sack {int(sack)}"]
+             f"dupack_threshold {tcp['dupack_threshold']}", f"timestamps {int(tcp['timestamps'])}",
+             "limited_transmit 1", f"sack {int(tcp['sack'])}", f"ecn {int(tcp['ecn'])}",
+             f"recovery {'prr' if tcp['recovery'] == 'prr' else 'classic'}",
+             # The largest data packet (no ns-3 device may fragment it): the timestamp
+             # option's 12 bytes on top of the 40 of IP and TCP.
+             f"mtu {tcp['mss'] + HEADER + (TIMESTAMP_OPTION if tcp['timestamps'] else 0)}"]
     node = {n: i for i, n in enumerate(plan["nodes"])}
     lines += [f"node {n}" for n in plan["nodes"]]
     for l in _duplex_links(plan):
         lines.append(f"link {l['name']} {node[l['from']]} {node[l['to']]} {l['rate_bps']!r} {l['delay_s']!r} "
                      f"{l['limit_packets'] or 0} {l['limit_bytes'] or 0}")
+        if l["queue"]["type"] == "red":
+            lines.append("red " + " ".join(repr(v) if isinstance(v, float) else str(v) for v in red_attributes(l)))
     cls = {c["name"]: i for i, c in enumerate(plan["classes"])}
-    lines += [f"class {c['name']}" for c in plan["classes"]]
+    lines += [" ".join(["class", c["name"], c["protocol"]] + congestion(c, tcp)) for c in plan["classes"]]
     ends = {c["name"]: (node[c["src"]], node[c["dst"]]) for c in plan["classes"]}
     for row in flows.itertuples(index=False):
         s, d = ends[row[0]]
@@ -258,17 +407,37 @@ class Ns3Result:
     perf: dict
 
 
+def with_tcp(scenario, tcp: dict | None = NS3_TCP) -> dict:
+    """`scenario` (a file or a structure) as a structure with `tcp` on top of its own
+    `tcp` table (classes' own `tcp` tables still win); relative file names resolved."""
+    from cclab.scenario import load_scenario
+
+    structure, base_dir = load_scenario(scenario)
+    structure = json.loads(json.dumps(structure))
+    if tcp:
+        structure.setdefault("tcp", {}).update(tcp)
+    # Relative file names (empirical CDFs, flow lists) keep resolving where they did.
+    for t in structure.get("traffic", []):
+        if t.get("type") == "flow_list" and not Path(t["file"]).is_absolute():
+            t["file"] = str(Path(base_dir) / t["file"])
+        size = t.get("size")
+        if isinstance(size, dict) and isinstance(size.get("file"), str) and not Path(size["file"]).is_absolute():
+            size["file"] = str(Path(base_dir) / size["file"])
+    return structure
+
+
 def run_ns3(scenario, seed: int, flows: pd.DataFrame | None = None, progress: bool = False,
-            binary: Path | None = None, sack: bool = False, keep: Path | None = None) -> Ns3Result:
+            binary: Path | None = None, keep: Path | None = None) -> Ns3Result:
     """Run `scenario` in ns-3 on `flows` (default: `flow_list(scenario, seed)`).
 
-    `sack`: turn ns-3's SACK on (its default; cclab has no SACK, so a comparison
-    keeps it off). `keep`: a folder that keeps the program's input and outputs."""
-    info = _validated(scenario, seed)
+    ns-3 runs the scenario as cclab does in a comparison, with `NS3_TCP` on top of
+    its `tcp` table: SACK, timestamps and recovery are the scenario's.
+    `keep`: a folder that keeps the program's input and outputs."""
+    info = _validated(with_tcp(scenario), seed)
     plan = info["plan"]
     if flows is None:
         flows = flow_list(scenario, seed)
-    text = ns3_input(plan, flows, info["duration_s"], info["warmup_s"], seed, sack)
+    text = ns3_input(plan, flows, info["duration_s"], info["warmup_s"], seed)
     binary = binary or ensure()
     with tempfile.TemporaryDirectory(prefix="cclab-ns3-") as tmp:
         if keep is not None:
@@ -294,16 +463,13 @@ def replay_scenario(scenario, flows: pd.DataFrame, folder: Path, tcp: dict | Non
     """`scenario` with every Poisson class replaced by a flow_list class reading
     `flows` (written to `folder`), and with the `tcp` settings on top of its own
     (default: ns-3's TCP behaviour, `NS3_TCP`; None keeps the scenario's)."""
-    from cclab.scenario import load_scenario
-
-    structure, base_dir = load_scenario(scenario)
-    structure = json.loads(json.dumps(structure))
+    structure = with_tcp(scenario, tcp)
     folder.mkdir(parents=True, exist_ok=True)
     csv = folder / "flows.csv"
     listed = flows[flows["size"].notna()]
     pd.DataFrame({"start": listed["start"].map(repr), "size": listed["size"].astype(np.int64),
                   "class": listed["class"]}).to_csv(csv, index=False)
-    keep = {"name", "src", "dst", "route", "protocol", "start", "stop"}
+    keep = {"name", "src", "dst", "route", "protocol", "cc", "tcp", "start", "stop"}
     for t in structure.get("traffic", []):
         if t.get("type") == "poisson":
             for k in list(t):
@@ -311,12 +477,6 @@ def replay_scenario(scenario, flows: pd.DataFrame, folder: Path, tcp: dict | Non
                     del t[k]
             t["type"] = "flow_list"
             t["file"] = str(csv)
-    if tcp:
-        structure.setdefault("tcp", {}).update(tcp)
-    # Relative file names (empirical CDFs, flow lists) keep resolving where they did.
-    for t in structure.get("traffic", []):
-        if t.get("type") == "flow_list" and not Path(t["file"]).is_absolute():
-            t["file"] = str(Path(base_dir) / t["file"])
     return structure
 
 
@@ -342,13 +502,12 @@ def main(argv=None) -> int:
     ap.add_argument("scenario", help="a cclab scenario file (TOML)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, required=True, help="folder for input.txt and both tables")
-    ap.add_argument("--sack", action="store_true", help="ns-3 with SACK on (its default)")
     args = ap.parse_args(argv)
     from cclab.scenario import ScenarioError
 
     try:
         flows = flow_list(args.scenario, args.seed)
-        ns = run_ns3(args.scenario, args.seed, flows, progress=True, sack=args.sack, keep=args.out)
+        ns = run_ns3(args.scenario, args.seed, flows, progress=True, keep=args.out)
     except (Unsupported, ScenarioError, FileNotFoundError) as exc:
         print(f"ns3run: {exc}", file=sys.stderr)
         return 2

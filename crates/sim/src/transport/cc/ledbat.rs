@@ -19,7 +19,9 @@
 //!   when it falls below zero), updated only when cwnd-limited, off_target capped
 //!   at 1; buckets last 60 s from the first sample;
 //! * `ns3`: the RFC rule in whole bytes, the sum truncated as ns-3's integer
-//!   window does, ssthresh from FlightSize/2 on loss; buckets last 60 s from time 0.
+//!   window does, capped at the bytes outstanding before the ACK (ns-3 has no
+//!   ALLOWED_INCREASE), ssthresh from FlightSize/2 on loss; buckets last 60 s
+//!   from time 0.
 //!
 //! Delay samples come from `Ack::one_way_delay`; as in RFC 6817 §3.1.1 a clock
 //! offset would cancel, since only differences from the base delay are used.
@@ -100,7 +102,8 @@ pub struct LedbatParams {
     pub min_cwnd: u32,
     /// INIT_CWND, in segments (None: the class's `tcp.initial_window`).
     pub init_cwnd: Option<u32>,
-    /// ALLOWED_INCREASE, in MSS over the flight size (None: no such cap).
+    /// ALLOWED_INCREASE, in MSS over the flight size before the ACK, 0 or more
+    /// (None: no such cap).
     pub allowed_increase: Option<f64>,
     /// Standard slow start (as ns-3 does it) before the delay-based rule.
     pub slow_start: bool,
@@ -150,7 +153,10 @@ impl LedbatParams {
             },
             // ns-3.44 TcpLedbat defaults: TargetDelay 100 ms, Gain 1, BaseHistoryLen 10
             // and NoiseFilterLen 4 (vectors that hold 9 and 3 values), MinCwnd 2,
-            // AllowedIncrease 1, SSParam DO_SLOWSTART, the socket's InitialCwnd.
+            // SSParam DO_SLOWSTART, the socket's InitialCwnd. ns-3 has no
+            // AllowedIncrease: CongestionAvoidance caps cwnd at m_highTxMark −
+            // m_lastAckedSeq + segmentsAcked·MSS, the bytes outstanding before the ACK,
+            // so in congestion avoidance the window never grows past the flight.
             Variant::Ns3 => LedbatParams {
                 variant,
                 implementation: Implementation::Ns3,
@@ -160,7 +166,7 @@ impl LedbatParams {
                 current_filter: 3,
                 min_cwnd: 2,
                 init_cwnd: None,
-                allowed_increase: Some(1.0),
+                allowed_increase: Some(0.0),
                 slow_start: true,
             },
         }
@@ -185,6 +191,18 @@ fn whole(t: &mut Table, key: &'static str, lo: u32, hi: u32) -> Result<Option<u3
     match v.as_u64() {
         Some(x) if (lo as u64..=hi as u64).contains(&x) => Ok(Some(x as u32)),
         _ => err(path, format!("expected a whole number from {lo} to {hi}, got {}", describe(v))),
+    }
+}
+
+/// A finite number from 0 to `hi` at `key`, if present.
+fn nonnegative(t: &mut Table, key: &'static str, hi: f64) -> Result<Option<f64>> {
+    let Some(v) = t.raw(key) else { return Ok(None) };
+    let path = t.key_path(key);
+    let x = f64::read(v, &path)?;
+    if (0.0..=hi).contains(&x) {
+        Ok(Some(x))
+    } else {
+        err(path, format!("expected a number from 0 to {hi}, got {}", describe(v)))
     }
 }
 
@@ -213,7 +231,7 @@ struct State {
     /// GAIN, and GAIN / TARGET (per ns): off_target = gain − k · queuing_delay.
     gain: f64,
     k: f64,
-    /// ALLOWED_INCREASE in MSS (0: no cap).
+    /// ALLOWED_INCREASE in MSS (negative: no cap).
     allowed_increase: f64,
     /// MIN_CWND and INIT_CWND in segments (INIT_CWND 0: the machinery's).
     min_cwnd: u32,
@@ -289,7 +307,7 @@ impl WindowProtocol for Ledbat {
         }
         if t.raw("allowed_increase").and_then(|v| v.as_str()) == Some("none") {
             p.allowed_increase = None;
-        } else if let Some(a) = positive(&mut t, "allowed_increase", 100_000.0).map_err(|mut e| {
+        } else if let Some(a) = nonnegative(&mut t, "allowed_increase", 100_000.0).map_err(|mut e| {
             e.message = e.message.replacen("expected a", "expected \"none\" or a", 1);
             e
         })? {
@@ -323,7 +341,7 @@ impl State {
         State {
             gain: p.gain,
             k: p.gain / p.target.0.max(1) as f64,
-            allowed_increase: p.allowed_increase.unwrap_or(0.0),
+            allowed_increase: p.allowed_increase.unwrap_or(-1.0),
             min_cwnd: p.min_cwnd.max(1),
             init_cwnd: p.init_cwnd.unwrap_or(0),
             implementation: p.implementation,
@@ -516,7 +534,7 @@ impl State {
                 let mut c = self.acc + off * (ack.bytes_acked * mss) as f64 / self.acc;
                 // cwnd = min(cwnd, flightsize + ALLOWED_INCREASE · MSS). (Tests rather
                 // than min/max: rarely taken, they keep the per-ACK chain short.)
-                if self.allowed_increase > 0.0 {
+                if self.allowed_increase >= 0.0 {
                     let cap = ack.flight as f64 + self.allowed_increase * mss as f64;
                     if c > cap {
                         c = cap;
@@ -532,11 +550,15 @@ impl State {
             }
             Implementation::Ns3 => {
                 // TcpLedbat::CongestionAvoidance: the increment in bytes is added to the
-                // integer window and the sum truncated; then the cap and the floor.
+                // integer window and the sum truncated; then the cap and the floor. The
+                // cap is ns-3's m_highTxMark − m_lastAckedSeq (after this ACK) plus
+                // segmentsAcked whole segments: the flight before the ACK when it
+                // acknowledges whole segments; ALLOWED_INCREASE (0 in the variant) on top.
                 let inc = off * (ack.bytes_acked * mss) as f64 / w.cwnd as f64;
                 let mut c = (w.cwnd as f64 + inc).max(0.0) as u64;
-                if self.allowed_increase > 0.0 {
-                    c = c.min(ack.flight + (self.allowed_increase * mss as f64) as u64);
+                if self.allowed_increase >= 0.0 {
+                    let before = ack.flight - ack.bytes_acked + ack.bytes_acked / mss * mss;
+                    c = c.min(before + (self.allowed_increase * mss as f64) as u64);
                 }
                 w.cwnd = c.max(self.min_cwnd as u64 * mss);
                 if w.cwnd <= w.ssthresh {
@@ -567,7 +589,7 @@ impl State {
                     self.acc = 0.0;
                 }
                 w.cwnd = self.pkts * mss;
-                if self.allowed_increase > 0.0 {
+                if self.allowed_increase >= 0.0 {
                     let cap = ack.flight + (self.allowed_increase * mss as f64) as u64;
                     if w.cwnd > cap {
                         self.pkts = (cap / mss).max(self.min_cwnd as u64);
@@ -685,6 +707,20 @@ mod tests {
             c.on_ack(&mut w, &ack(1, 200.0, MSS));
         }
         assert_eq!(w.cwnd, MSS);
+        // ns3 caps at ns-3's m_highTxMark − m_lastAckedSeq + segmentsAcked·MSS: the 20
+        // segments out before an ACK of one, so cwnd = 20 MSS stays there however far
+        // below target the delay is; with ALLOWED_INCREASE 1 it would grow.
+        for (allowed, want) in [(0, 20 * MSS), (1, 20 * MSS + 50)] {
+            let mut c = ctl(json!({"variant": "ns3", "slow_start": false, "current_filter": 1,
+                                   "allowed_increase": allowed}));
+            let mut w = Window { cwnd: 20 * MSS, ssthresh: 0, mss: MSS };
+            c.on_ack(&mut w, &ack(0, 20.0, 0));
+            let mut a = ack(1, 20.0, MSS);
+            a.flight = 20 * MSS;
+            c.on_ack(&mut w, &a);
+            // off_target 1: + 1000 · 1000 / 20_000 = 50 bytes, then the cap.
+            assert_eq!(w.cwnd, want, "allowed_increase {allowed}");
+        }
         // ns3 floors at MinCwnd = 2 segments.
         let mut c = ctl(json!({"variant": "ns3", "slow_start": false}));
         let mut w = Window { cwnd: 3 * MSS, ssthresh: 0, mss: MSS };
@@ -864,7 +900,7 @@ mod tests {
         assert_eq!(e(json!({"current_filter": 2.5})), "traffic[0].cc.current_filter: expected a whole number from 1 to 64, got 2.5");
         assert_eq!(e(json!({"min_cwnd": -1})), "traffic[0].cc.min_cwnd: expected a whole number from 1 to 100000, got -1");
         assert_eq!(e(json!({"init_cwnd": 0})), "traffic[0].cc.init_cwnd: expected a whole number from 1 to 100000, got 0");
-        assert_eq!(e(json!({"allowed_increase": 0})), "traffic[0].cc.allowed_increase: expected \"none\" or a positive number at most 100000, got 0");
+        assert_eq!(e(json!({"allowed_increase": -1})), "traffic[0].cc.allowed_increase: expected \"none\" or a number from 0 to 100000, got -1");
         assert_eq!(e(json!({"allowed_increase": "all"})), "traffic[0].cc.allowed_increase: expected \"none\" or a number, got \"all\"");
         assert_eq!(e(json!({"slow_start": "yes"})), "traffic[0].cc.slow_start: expected true or false, got \"yes\"");
     }
