@@ -253,7 +253,6 @@ def main() -> int:
     met &= controllers(binary, args.repeat)
     met &= rate_senders(binary, args.repeat)
     met &= memory(binary)
-    met &= rate_senders(binary, args.repeat)
     if not args.no_ns3:
         met &= side_by_side(sim_s)
     return 0 if met else 1
