@@ -90,7 +90,8 @@ def test_validate_reports_the_estimate_and_limits_can_be_raised():
 
 
 def test_every_shipped_scenario_validates_under_the_default_limits():
-    files = sorted(Path("scenarios").rglob("*.toml"))
+    # scenarios/sweeps/ holds sweep files, whose base scenarios are among the others
+    files = sorted(f for f in Path("scenarios").rglob("*.toml") if "sweeps" not in f.parts)
     assert files
     for f in files:
         est = cclab.validate(f)["estimate"]
