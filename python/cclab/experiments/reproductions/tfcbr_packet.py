@@ -152,17 +152,32 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                                  betas=[1, 16, 64], loads=[0.1, 0.3, 0.5], queues=["droptail", "red"]),
                    "full": dict(duration=75000.0, warmup=500.0, seeds=5, alphas=[i / 8 for i in range(1, 10)],
                                 betas=[2 ** k for k in range(9)], loads=[0.1, 0.3, 0.5], queues=["droptail", "red"])},
-    "convergence": {"quick": dict(duration=1500.0, seeds=5, betas=[16, 64, 256]),
+    "convergence": {"quick": dict(duration=1500.0, seeds=10, betas=[16, 64, 256]),
                     "full": dict(duration=3000.0, seeds=20, betas=[16, 64, 256])},
-    "vs": {"quick": dict(duration=600.0, warmup=100.0, seeds=5, loads=[0.1, 0.3, 0.5, 0.7]),
+    "vs": {"quick": dict(duration=2000.0, warmup=100.0, seeds=5, loads=[round(0.1 * k, 1) for k in range(1, 8)]),
            "full": dict(duration=75000.0, warmup=500.0, seeds=5, loads=[round(0.1 * k, 1) for k in range(1, 8)])},
-    "udp_tcp": {"quick": dict(duration=600.0, warmup=100.0, seeds=5, ns=[1, 3, 5]),
+    "udp_tcp": {"quick": dict(duration=1500.0, warmup=100.0, seeds=5, ns=[1, 2, 3, 4, 5]),
                 "full": dict(duration=75000.0, warmup=500.0, seeds=5, ns=[1, 2, 3, 4, 5])},
 }
 
 
 def _size(ctx: Context, entry: str) -> dict[str, Any]:
     return SIZES[entry]["quick" if ctx.quick else "full"]
+
+
+COLORS = {"tfrc": "tab:blue", "tfcbr": "tab:green", "rdtf": "tab:red"}
+
+
+def _protocol_panels(axes, tab: pd.DataFrame, x: str, xlabel: str, panels) -> None:
+    """One panel per (column, CI column or None, title): the column against ``x``, a line per protocol."""
+    for ax, (col, ci, title) in zip(axes, panels):
+        for p, g in tab.groupby("protocol", sort=False):
+            ax.errorbar(g[x], g[col], yerr=None if ci is None else g[ci], fmt="o-", color=COLORS[p], capsize=3,
+                        label=p.upper())
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel(xlabel)
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
 
 
 def _pyplot():
@@ -439,7 +454,7 @@ The point (α, β) = (0.5, 64 s):
 
 @reproduction("tfcbr-vs-tfrc-rdtf", paper=PAPER, figure="Figs. 15-20",
               title="TFRC, TFCBR and RDTF against Poisson TCP at loads 10-70%: rate, smoothness, friendliness",
-              quick_size="loads 10/30/50/70%, 3 protocols, 5 seeds x 600 s",
+              quick_size="loads 10..70% by 10%, 3 protocols, 5 seeds x 2,000 s",
               full_size="loads 10..70% by 10%, 3 protocols, 5 seeds x 75,000 s")
 def tfcbr_vs_tfrc_rdtf(ctx: Context) -> Outcome:
     """Figs. 15-20 (§VI-B): one UDP flow of each protocol against short TCP flows."""
@@ -451,18 +466,12 @@ def tfcbr_vs_tfrc_rdtf(ctx: Context) -> Outcome:
     tab = against_reference(runs, ["load"])
     plt = _pyplot()
     fig, axes = plt.subplots(2, 3, figsize=(14, 7.5))
-    colors = {"tfrc": "tab:blue", "tfcbr": "tab:green", "rdtf": "tab:red"}
-    panels = (("stf_st_index", None, "STF-st index (Fig. 16)"), ("tcp_mean_rate", "tcp_mean_rate_ci",
-              "TCP flows' mean rate, bit/s (Fig. 17)"), ("mean_rate", "mean_rate_ci", "UDP mean rate, bit/s (Fig. 18)"),
-              ("cov_rate", "cov_rate_ci", "UDP CoV of 1-s rates in 64 s (Fig. 19)"))
-    for ax, (col, ci, title) in zip(axes.flat, panels):
-        for p, g in tab.groupby("protocol", sort=False):
-            ax.errorbar(g["load"], g[col], yerr=None if ci is None else g[ci], fmt="o-", color=colors[p],
-                        capsize=3, label=p.upper())
-        ax.set_title(title, fontsize=9)
-        ax.set_xlabel("TCP load")
-        ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize=8)
+    colors = COLORS
+    _protocol_panels(list(axes.flat), tab, "load", "TCP load", (
+        ("stf_st_index", None, "STF-st index (Fig. 16)"),
+        ("tcp_mean_rate", "tcp_mean_rate_ci", "TCP flows' mean rate, bit/s (Fig. 17)"),
+        ("mean_rate", "mean_rate_ci", "UDP mean rate, bit/s (Fig. 18)"),
+        ("cov_rate", "cov_rate_ci", "UDP CoV of 1-s rates in 64 s (Fig. 19)")))
     ax = axes[1, 1]
     mid = min(loads, key=lambda v: abs(v - 0.3))
     for p in PROTOCOLS:
@@ -554,7 +563,7 @@ def measure_convergence(res) -> dict:
 
 @reproduction("tfcbr-convergence", paper=PAPER, figure="Figs. 12-14",
               title="Two TFCBR flows: the larger β, the smoother the rate and the slower the convergence",
-              quick_size="β 16/64/256 s, 5 seeds x 1,500 s",
+              quick_size="β 16/64/256 s, 10 seeds x 1,500 s",
               full_size="β 16/64/256 s, 20 seeds x 3,000 s")
 def tfcbr_convergence(ctx: Context) -> Outcome:
     """Figs. 12-14 (§V-D): the second flow joins at 500 s; time until the two rates agree."""
@@ -625,7 +634,7 @@ each 64-s window, averaged) of both flows after 1000 s.
 
 @reproduction("tfcbr-udp-tcp", paper=PAPER, figure="Figs. 21-23",
               title="Five UDP flows with one to five long-lived TCP flows and Poisson TCP at 30%",
-              quick_size="n_long 1/3/5, 3 protocols, 5 seeds x 600 s",
+              quick_size="n_long 1..5, 3 protocols, 5 seeds x 1,500 s",
               full_size="n_long 1..5, 3 protocols, 5 seeds x 75,000 s")
 def tfcbr_udp_tcp(ctx: Context) -> Outcome:
     """Figs. 21-23 (§VI-C): STF-st index of the short flows, mean rate of short and long flows."""
@@ -642,26 +651,21 @@ def tfcbr_udp_tcp(ctx: Context) -> Outcome:
     tab["long_mean_rate_ci"] = [lr[(r.n_long, r.protocol)][1] for r in tab.itertuples()]
     plt = _pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
-    colors = {"tfrc": "tab:blue", "tfcbr": "tab:green", "rdtf": "tab:red"}
-    for ax, (col, ci, title) in zip(axes, (("stf_st_index", None, "STF-st index, short flows (Fig. 21)"),
-                                           ("tcp_mean_rate", "tcp_mean_rate_ci", "short flows' mean rate (Fig. 22)"),
-                                           ("long_mean_rate", "long_mean_rate_ci", "long flows' mean rate (Fig. 23)"))):
-        for p, g in tab.groupby("protocol", sort=False):
-            ax.errorbar(g["n_long"], g[col], yerr=None if ci is None else g[ci], fmt="o-", color=colors[p],
-                        capsize=3, label=p.upper())
-        ax.set_title(title, fontsize=9)
-        ax.set_xlabel("long-lived TCP flows")
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
+    _protocol_panels(list(axes), tab, "n_long", "long-lived TCP flows", (
+        ("stf_st_index", None, "STF-st index, short flows (Fig. 21)"),
+        ("tcp_mean_rate", "tcp_mean_rate_ci", "short flows' mean rate (Fig. 22)"),
+        ("long_mean_rate", "long_mean_rate_ci", "long flows' mean rate (Fig. 23)")))
     fig.tight_layout()
     t = tab.set_index(["protocol", "n_long"])
     tfcbr_st = [n for n in ns if t.loc[("tfcbr", n), "stf_st"]]
     long_higher = all(t.loc[("tfcbr", n), "long_mean_rate"] > t.loc[("tfrc", n), "long_mean_rate"] for n in ns)
     rdtf_short_lower = all(t.loc[("rdtf", n), "tcp_mean_rate"] < t.loc[("tfrc", n), "tcp_mean_rate"] for n in ns)
-    agrees = bool(len(tfcbr_st) == len(ns) and long_higher and rdtf_short_lower)
+    rdtf_long_lower = all(t.loc[("rdtf", n), "long_mean_rate"] < t.loc[("tfrc", n), "long_mean_rate"] for n in ns)
+    agrees = bool(len(tfcbr_st) == len(ns) and long_higher and rdtf_short_lower and rdtf_long_lower)
     verdict = (f"TFCBR STF-st for n_long in {tfcbr_st} of {ns} (paper: all); long flows faster with TFCBR than "
                f"TFRC: {'all' if long_higher else 'NOT all'} n (paper: all); short flows slower with RDTF than "
-               f"TFRC: {'all' if rdtf_short_lower else 'NOT all'} n (paper: all, RDTF not STF-μ)")
+               f"TFRC: {'all' if rdtf_short_lower else 'NOT all'} n, long flows too: {'all' if rdtf_long_lower else 'NOT all'} "
+               f"n (paper: both, RDTF not STF-μ)")
     table = "\n".join(f"| {r.protocol} | {r.n_long} | {r.stf_st_index:.3f} | {r.tcp_mean_rate / 1e6:.3f} ± "
                       f"{r.tcp_mean_rate_ci / 1e6:.3f} | {r.long_mean_rate / 1e6:.3f} ± {r.long_mean_rate_ci / 1e6:.3f}"
                       f" | {r.mean_rate / 5e6:.3f} |" for r in tab.itertuples())
