@@ -397,6 +397,11 @@ def alpha_beta_outcome(tab: pd.DataFrame, alphas, betas, loads) -> Outcome:
                                        (~g.stf_mu, "x", "tab:red", "not STF-μ")):
                 ax.plot(g.alpha[cond], g.beta[cond], mk, color=col, ms=7, label=lab)
             ax.axvline(0.5, color="k", ls="--", lw=0.8)
+            # the paper's §V-C numbers: largest α STF-μ / STF-st for every β with this queue
+            ax.axvline(PAPER_LARGEST[(q, "stf_mu")], color="tab:orange", ls=":", lw=1.2,
+                       label="paper: largest α STF-μ ∀β")
+            ax.axvline(PAPER_LARGEST[(q, "stf_st")], color="tab:green", ls=":", lw=1.2,
+                       label="paper: largest α STF-st ∀β")
             ax.set_yscale("log", base=2)
             ax.set_title(f"{'DropTail' if q == 'droptail' else 'RED'}, TCP load {ld:.0%} "
                          f"(paper Fig. {6 + 3 * i + j})", fontsize=9)
@@ -406,7 +411,8 @@ def alpha_beta_outcome(tab: pd.DataFrame, alphas, betas, loads) -> Outcome:
             if j == 0:
                 ax.set_ylabel("β (s)")
     axes[0, 0].legend(fontsize=7, loc="upper left")
-    fig.suptitle("TFCBR (α, β) against TFRC, packet level (dashed: flow-level point C, α = 0.5)", fontsize=10)
+    fig.suptitle("TFCBR (α, β) against TFRC, packet level (markers: ours; dotted: the paper's boundary α; "
+                 "dashed: flow-level point C, α = 0.5)", fontsize=10)
     found = {(q, c): largest_alpha(tab[tab.queue == q], c) for q in queues for c in ("stf_mu", "stf_st")}
     tol = 2 / 8
     within = {k: abs(found[k] - PAPER_LARGEST[k]) <= tol + 1e-9 for k in found}
