@@ -41,23 +41,32 @@ def test_fig1_flow_level_ratio():
     assert tp.fig1_theory(0.95) == pytest.approx(10.0)
 
 
+def _runs(samples):
+    """Rows as :func:`tp.measure` makes them, one per seed, from rate samples."""
+    return pd.DataFrame([{"seed": i + 1, "tcp_hist": tp.rate_hist(x), "tcp_sum": x.sum(), "tcp_n": len(x),
+                          "tcp_mean_rate": x.mean()} for i, x in enumerate(samples)])
+
+
+def test_rate_bins_keep_every_flow_within_a_bin_width():
+    x = np.array([500.0, 1e3, 2.5e6, 2.5e6, 9.99e9, 3e10])
+    h = tp.rate_hist(x)
+    assert h.sum() == len(x) and h[0] == 2 and h[-1] == 2       # clipped into the range
+    back = tp.rate_samples([h])
+    inside = np.clip(x, 1e3, 1e10)
+    assert np.all(np.abs(np.log(np.sort(back) / np.sort(inside))) <= np.log(10) / 400 + 1e-12)
+
+
 def test_friendliness_orientation_and_ks_band():
     rng = np.random.default_rng(7)
-    ref = pd.DataFrame({"seed": [1, 2], "tcp_rates": [rng.exponential(1.0, 4000), rng.exponential(1.0, 4000)]})
-    ref["tcp_mean_rate"] = ref.tcp_rates.map(np.mean)
-    faster = ref.assign(tcp_rates=ref.tcp_rates.map(lambda v: v * 1.5))
-    faster["tcp_mean_rate"] = faster.tcp_rates.map(np.mean)
-    slower = ref.assign(tcp_rates=ref.tcp_rates.map(lambda v: v * 0.5))
-    slower["tcp_mean_rate"] = slower.tcp_rates.map(np.mean)
-    f = tp.friendliness(ref, faster)
+    base = [rng.exponential(1e6, 4000), rng.exponential(1e6, 4000)]
+    ref = _runs(base)
+    f = tp.friendliness(ref, _runs([v * 1.5 for v in base]))
     assert f["stf_mu"] and f["stf_st"] and f["stf_st_index"] == 0.0
     assert f["tcp_rate_ratio"] == pytest.approx(1.5)
-    s = tp.friendliness(ref, slower)
+    s = tp.friendliness(ref, _runs([v * 0.5 for v in base]))
     assert not s["stf_mu"] and not s["stf_st"] and s["stf_st_index"] > 0.9
     # the same law: inside the KS band, so STF-st although the raw ECDFs cross
-    same = ref.assign(tcp_rates=[rng.exponential(1.0, 4000), rng.exponential(1.0, 4000)])
-    same["tcp_mean_rate"] = same.tcp_rates.map(np.mean)
-    g = tp.friendliness(ref, same)
+    g = tp.friendliness(ref, _runs([rng.exponential(1e6, 4000), rng.exponential(1e6, 4000)]))
     assert g["stf_st_index_raw"] > 0 and g["stf_st_index"] == 0.0
 
 
