@@ -95,7 +95,10 @@ def test_shifted_samples_are_friendly_in_every_order():
     for check in (fr.stf_mean, fr.stf_usual, fr.stf_icv):
         assert check(ref, x).holds
         assert not check(x, ref).holds
-    assert fr.stf_usual(ref, x).classes["st_index"].iloc[0] == 1.0
+    # the paper's orientation (§VI-B): 0 = STF-st; the reverse comparison has every
+    # flow where its CDF is above the reference's
+    assert fr.stf_usual(ref, x).classes["st_index"].iloc[0] == 0.0
+    assert fr.stf_usual(x, ref).classes["st_index"].iloc[0] == 1.0
 
 
 def test_less_risky_same_mean_is_icv_but_not_st():
@@ -105,8 +108,9 @@ def test_less_risky_same_mean_is_icv_but_not_st():
     assert fr.stf_icv(ref, x).holds
     st = fr.stf_usual(ref, x)
     assert not st.holds
-    # pooled values {0, 1, 2}: F_x - F_ref = 0, 0.5, 0 -> holds at 2 of 3
-    assert st.classes["st_index"].iloc[0] == pytest.approx(2 / 3)
+    # pooled values {0, 1, 2}: F_x - F_ref = 0, 0.5, 0; both flows of x have rate 1,
+    # where F_x(1) = 1 > F_ref(1) = 0.5: STF-st index 1 (every flow needs a better rate)
+    assert st.classes["st_index"].iloc[0] == 1.0
     assert st.classes["max_violation"].iloc[0] == pytest.approx(0.5)
 
 

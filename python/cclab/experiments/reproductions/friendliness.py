@@ -142,7 +142,7 @@ Number dominance fails for every α > 0 because under TFCBR the tail of N1 decay
 (as sums of binomial terms) on every n ≤ 4096 and on a 0.1%-spaced grid up to 10^12, so
 the crossing is found even when it lies where the probabilities are far below 1e-300.
 The packet-level boundaries of Figs. 6-11
-(6/8 for DropTail, 4/8 for RED) need the packet simulator and are not part of this entry.
+(6/8 for DropTail, 4/8 for RED) are the entry `tfcbr-alpha-beta-packet`.
 """
     verdict = (f"largest α that is STF-μ everywhere = {universal_mean:g} (paper 0.5), "
                f"STF-st (number order) only at α = {universal_dom:g} (paper 0); eq. (4) and "
