@@ -13,7 +13,7 @@
    and one process (serial): wall time including start-up, and throughput once
    running, for tiny runs and for runs of about 50 ms of engine time.
 
-    .venv/bin/python bench/sweeps.py            # everything (about 5 minutes on 2 cores)
+    .venv/bin/python bench/sweeps.py            # everything (15 minutes on the shared 2-core machine under load)
     .venv/bin/python bench/sweeps.py --quick    # smaller counts
 """
 from __future__ import annotations
