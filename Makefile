@@ -39,13 +39,13 @@ bench: $(STAMP)
 	$(PY) bench/engine.py
 
 # Sweeps and the result store: overhead per run, a 10,000-run sweep, LocalCluster
-# against the local pool (about 5 minutes; docs/performance.md).
+# against the local pool (15 minutes on the shared 2-core machine; docs/performance.md).
 bench-sweeps: $(STAMP)
 	$(PY) bench/sweeps.py
 
 # The long crash campaign of the result store: 200 sweeps killed with SIGKILL at random
 # instants (half in-process, half `cclab sweep` with its pool), resumed, every result
-# checked (docs/sweeps.md). `make test` runs a few kills.
+# checked (docs/sweeps.md; 13 minutes on the shared 2-core machine). `make test` runs a few kills.
 crash-test: $(STAMP)
 	$(PY) -c 'import sys; from cclab.sweeps.crashtest import main; sys.exit(main())' --kills 200
 

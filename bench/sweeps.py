@@ -13,7 +13,7 @@
    and one process (serial): wall time including start-up, and throughput once
    running, for tiny runs and for runs of about 50 ms of engine time.
 
-    .venv/bin/python bench/sweeps.py            # everything (about 5 minutes on 2 cores)
+    .venv/bin/python bench/sweeps.py            # everything (15 minutes on the shared 2-core machine under load)
     .venv/bin/python bench/sweeps.py --quick    # smaller counts
 """
 from __future__ import annotations
@@ -149,11 +149,14 @@ def speedup(runs: int, duration: str | None, tmp: Path) -> dict:
     out["engine_ms"] = _median_ms(lambda: _core.run_config(one.config, None), 3 if duration else 200, repeat=3)
     for label, cluster, workers in (("serial", "serial", None), ("pool2", None, 2), ("localcluster2", "local:2", None)):
         root = tmp / f"speed-{label}"
+        c0 = _cpu_all()
         t0 = time.perf_counter()
         res = sweep(sw, store=root, cluster=cluster, workers=workers, progress=False)
         wall = time.perf_counter() - t0
+        cpu = _cpu_all() - c0  # with the pool's or the cluster's processes, reaped when it closed
         shutil.rmtree(root)
-        out[label] = {"wall_s": wall, "runs_per_s": res.stats.ran / wall, "executor": res.stats.executor}
+        out[label] = {"wall_s": wall, "runs_per_s": res.stats.ran / wall, "executor": res.stats.executor,
+                      "cpu_ms_per_run": cpu / res.stats.ran * 1e3}
     # steady state: the same executors, start-up excluded (timed inside an open executor)
     from cclab.sweeps.executors import make_executor
 
@@ -219,12 +222,13 @@ def main(argv=None) -> int:
             continue
         s = res[key]
         print(f"\n{s['runs']} {what} (engine {s['engine_ms']:.2f} ms each)\n"
-              "| executor | wall, start-up included | runs/s | runs/s once running |\n|---|---:|---:|---:|")
+              "| executor | wall, start-up included | runs/s | runs/s once running | CPU ms per run, every process |\n"
+              "|---|---:|---:|---:|---:|")
         for label in ("serial", "pool2", "localcluster2"):
             e = s[label]
             steady = e.get("steady_runs_per_s")
             print(f"| {e['executor']} | {e['wall_s']:.2f} s | {e['runs_per_s']:.1f} | "
-                  f"{'' if steady is None else f'{steady:.1f}'} |")
+                  f"{'' if steady is None else f'{steady:.1f}'} | {e['cpu_ms_per_run']:.1f} |")
         print(f"LocalCluster / local pool: {s['pool2']['wall_s'] / s['localcluster2']['wall_s']:.2f}x end to end, "
               f"{s['localcluster2']['steady_runs_per_s'] / s['pool2']['steady_runs_per_s']:.2f}x once running")
     return 0
