@@ -625,15 +625,8 @@ mod tests {
             bytes_acked: bytes,
             bytes_delivered: bytes,
             rtt,
-            one_way_delay: None,
-            ece: false,
-            ce_marks: 0,
-            in_recovery: false,
             cwnd_limited: true,
-            flight: 0,
-            snd_una: 0,
-            snd_nxt: 0,
-            byte_counting: 0,
+            ..Ack::default()
         }
     }
 

@@ -638,11 +638,7 @@ mod tests {
             now: SimTime(now_ms * MS),
             bytes_acked: bytes,
             bytes_delivered: bytes,
-            rtt: None,
             one_way_delay: Some(SimTime((owd_ms * MS as f64) as u64)),
-            ece: false,
-            ce_marks: 0,
-            in_recovery: false,
             cwnd_limited: true,
             flight: 1 << 40,
             ..Ack::default()

@@ -180,16 +180,10 @@ mod tests {
 
     fn ack(bytes: u64, in_recovery: bool) -> Ack {
         Ack {
-            now: SimTime::ZERO,
             bytes_acked: bytes,
             bytes_delivered: bytes,
-            rtt: None,
-            one_way_delay: None,
-            ece: false,
-            ce_marks: 0,
             in_recovery,
             cwnd_limited: true,
-            flight: 0,
             ..Ack::default()
         }
     }

@@ -117,23 +117,12 @@ pub fn reno_ssthresh(w: &Window, event: Congestion, flight: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::SimTime;
-
     fn ack(bytes: u64) -> Ack {
         Ack {
-            now: SimTime::ZERO,
             bytes_acked: bytes,
             bytes_delivered: bytes,
-            rtt: None,
-            one_way_delay: None,
-            ece: false,
-            ce_marks: 0,
-            in_recovery: false,
             cwnd_limited: true,
-            flight: 0,
-            snd_una: 0,
-            snd_nxt: 0,
-            byte_counting: 0,
+            ..Ack::default()
         }
     }
 

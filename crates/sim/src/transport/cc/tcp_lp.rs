@@ -567,14 +567,10 @@ mod tests {
             bytes_delivered: MSS,
             rtt,
             one_way_delay: Some(owd),
-            ece: false,
-            ce_marks: 0,
-            in_recovery: false,
             cwnd_limited: true,
-            flight: 0,
             snd_una,
             snd_nxt: snd_una + 10 * MSS,
-            byte_counting: 0,
+            ..Ack::default()
         }
     }
 

@@ -315,19 +315,13 @@ mod tests {
     /// An ACK of `bytes` new bytes (0: a duplicate) with an RTT sample of `rtt_ms`.
     fn ack(bytes: u64, rtt_ms: Option<u64>, snd_una: u64, snd_nxt: u64) -> Ack {
         Ack {
-            now: SimTime::ZERO,
             bytes_acked: bytes,
             bytes_delivered: bytes,
             rtt: rtt_ms.map(|r| SimTime(r * MS)),
-            one_way_delay: None,
-            ece: false,
-            ce_marks: 0,
-            in_recovery: false,
             cwnd_limited: true,
-            flight: 0,
             snd_una,
             snd_nxt,
-            byte_counting: 0,
+            ..Ack::default()
         }
     }
 
