@@ -27,6 +27,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from .stats import mean_ci
+
 __all__ = ["Short", "Long", "Background", "Scenario", "FlowsimResult", "simulate", "single_link",
            "POLICIES", "METRICS"]
 
@@ -221,18 +223,6 @@ class FlowsimResult:
         return rows.iloc[0]
 
 
-def _mean_ci(x: np.ndarray, confidence: float) -> tuple[float, float]:
-    from scipy import stats
-
-    x = x[np.isfinite(x)]
-    if len(x) == 0:
-        return float("nan"), float("nan")
-    if len(x) < 2:
-        return float(x.mean()), float("nan")
-    h = stats.t.ppf(0.5 + confidence / 2, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x))
-    return float(x.mean()), float(h)
-
-
 def simulate(scenario: Scenario | None = None, *, confidence: float = 0.95, **kwargs) -> FlowsimResult:
     """Run a flow-level scenario and summarise it over independent replications.
 
@@ -262,7 +252,7 @@ def simulate(scenario: Scenario | None = None, *, confidence: float = 0.95, **kw
     for i, n in enumerate(names):
         row = {"class": n, "kind": kinds[i], "policy": policies[i]}
         for m in METRICS:
-            row[m], row[m + "_ci"] = _mean_ci(arr[m][:, i], confidence)
+            row[m], row[m + "_ci"] = mean_ci(arr[m][:, i], confidence)
         row["departures"] = float(arr["departures"][:, i].sum())
         row["replications"] = int(scenario.replications)
         rows.append(row)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from ..stats import t_quantile
 from .spec import Run, Sweep, set_path
 from .store import Store, StoreError, default_store, engine_version, run_key
 
@@ -317,48 +318,6 @@ def aggregate(df, params: Sequence[str], confidence: float = 0.95):
                 row[f"{m}_ci"] = math.nan
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def _t_central(t: float, dof: int) -> float:
-    """P(|T| < t) for Student's t with an integer number of degrees of freedom, in closed
-    form (Abramowitz & Stegun 26.7.3 for odd dof, 26.7.4 for even dof)."""
-    theta = math.atan(t / math.sqrt(dof))
-    c2 = math.cos(theta) ** 2
-    if dof % 2:
-        term, acc = math.cos(theta), 0.0
-        if dof > 1:
-            acc = term
-            for k in range(3, dof - 1, 2):  # the factors (k-1)/k of 2·4···(dof-3) / 1·3···(dof-2)
-                term *= c2 * (k - 1) / k
-                acc += term
-        return 2 / math.pi * (theta + math.sin(theta) * acc)
-    term, acc = 1.0, 1.0
-    for k in range(2, dof - 1, 2):  # the factors (k-1)/k of 1·3···(dof-3) / 2·4···(dof-2)
-        term *= c2 * (k - 1) / k
-        acc += term
-    return math.sin(theta) * acc
-
-
-_T_CACHE: dict[tuple[float, int], float] = {}
-
-
-def t_quantile(confidence: float, dof: int) -> float:
-    """The t such that P(|T| < t) = confidence (Student's t, integer dof >= 1): the
-    multiplier of s/sqrt(n) in a two-sided confidence interval of a mean."""
-    if not 0 < confidence < 1 or dof < 1:
-        raise ValueError(f"expected 0 < confidence < 1 and dof >= 1, got {confidence}, {dof}")
-    k = (confidence, int(dof))
-    if k not in _T_CACHE:
-        lo, hi = 0.0, 1.0
-        while _t_central(hi, dof) < confidence:
-            hi *= 2
-        for _ in range(200):  # bisection to the last bit
-            mid = (lo + hi) / 2
-            if mid in (lo, hi):
-                break
-            lo, hi = (mid, hi) if _t_central(mid, dof) < confidence else (lo, mid)
-        _T_CACHE[k] = hi
-    return _T_CACHE[k]
 
 
 def plot_aggregate(agg, y: str, x: str | None, hue: str | None, title: str = "", path: str | Path | None = None):

@@ -37,6 +37,7 @@ import pandas as pd
 
 from ..catalogue import Context, Outcome, reproduction
 from ...scenario import load_scenario
+from ...stats import mean_ci
 from . import fairbat as fb
 
 PAPER = "background-transfers-minimal-delay"
@@ -289,7 +290,7 @@ def summarize(runs: pd.DataFrame) -> pd.DataFrame:
                           ("delay_s", g["delay"]), ("mean_active", g["mean_active"]),
                           ("mean_waiting", g["mean_waiting"]), ("carried", g["carried"]),
                           ("mean_limit", g["mean_limit"])]:
-            row[name], row[name + "_ci"] = fb._mean_ci(val)
+            row[name], row[name + "_ci"] = mean_ci(val)
         row["unfinished"] = float(g["unfinished"].mean())
         out.append(row)
     return pd.DataFrame(out)
@@ -312,7 +313,7 @@ def summarize_bins(runs: pd.DataFrame) -> pd.DataFrame:
             counts += r.bin_count
         ratios, delays = np.array(ratios), np.array(delays)
         for b in range(BINS):
-            m, h = fb._mean_ci(ratios[:, b])
+            m, h = mean_ci(ratios[:, b])
             out.append({"level": "packet", "load": float(x), "policy": p, "bin_start_bytes": b * BIN_BYTES,
                         "delay_ratio": m, "delay_ratio_ci": h, "delay_s": float(np.nanmean(delays[:, b]))
                         if np.isfinite(delays[:, b]).any() else math.nan, "flows": int(counts[b]),
@@ -334,7 +335,7 @@ def size_groups(runs: pd.DataFrame, edges=(0, 100_000, 1_000_000, BINS * BIN_BYT
                 v = base.loc[(r.x, r.seed)]
                 rat.append((r.bin_sum[sl].sum() / r.bin_count[sl].sum())
                            / (v["bin_sum"][sl].sum() / v["bin_count"][sl].sum()))
-            m, h = fb._mean_ci(rat)
+            m, h = mean_ci(rat)
             out.append({"load": float(x), "policy": p, "from_bytes": lo, "to_bytes": hi, "delay_ratio": m,
                         "delay_ratio_ci": h})
     return pd.DataFrame(out)

@@ -42,6 +42,7 @@ import pandas as pd
 
 from ..catalogue import Context, Outcome, reproduction
 from ...scenario import load_scenario
+from ...stats import mean_ci
 
 PAPER = "fairbat-incentive-compatible-background"
 
@@ -313,18 +314,6 @@ def run_flow_jobs(jobs: list[FlowJob], *, duration: float, replications: int, se
     return pd.DataFrame(rows)
 
 
-def _mean_ci(x) -> tuple[float, float]:
-    from scipy import stats
-
-    x = np.asarray(x, dtype=float)
-    x = x[np.isfinite(x)]
-    if len(x) == 0:
-        return math.nan, math.nan
-    if len(x) < 2:
-        return float(x.mean()), math.nan
-    return float(x.mean()), float(stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
-
-
 def summarize(runs: pd.DataFrame) -> pd.DataFrame:
     """Per (level, policy, background_load, and ``variant`` if the runs have one): each
     run against the vanilla run of the same seed (improvement of the mean web delay in
@@ -358,7 +347,7 @@ def summarize_by(runs: pd.DataFrame, by: Iterable[str] = ()) -> pd.DataFrame:
                         ("mean_waiting", g["mean_waiting"]), ("mean_limit", g["mean_limit"]),
                         ("sd_limit", g["sd_limit"]),
                         ("bg_throughput_ratio", g["bg_throughput_bps"] / (b * LINK_BPS))]:
-            row[name], row[name + "_ci"] = _mean_ci(x)
+            row[name], row[name + "_ci"] = mean_ci(x)
         out.append(row)
     return pd.DataFrame(out)
 

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalogue import Context, Outcome, reproduction
+from ...stats import mean_ci
 
 PAPER = "heterogeneous-congestion-control"
 SCENARIOS = Path(__file__).resolve().parents[4] / "scenarios" / "heterogeneous"
@@ -56,13 +57,6 @@ def jain(x) -> float:
     """Jain's fairness index (sum x)^2 / (n sum x^2) [9]."""
     x = np.asarray(x, dtype=float)
     return float(x.sum() ** 2 / (len(x) * np.sum(x ** 2))) if np.any(x > 0) else float("nan")
-
-
-def mean_ci(x) -> tuple[float, float]:
-    """Mean and the half width of its 95% Student-t confidence interval."""
-    from cclab.flowsim import _mean_ci
-
-    return _mean_ci(np.asarray(x, dtype=float), 0.95)
 
 
 def summarise(runs: pd.DataFrame, keys: list[str], cols: list[str]) -> pd.DataFrame:

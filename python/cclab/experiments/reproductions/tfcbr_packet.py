@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from cclab.experiments.catalogue import Context, Outcome, reproduction
+from cclab.stats import mean_ci
 from cclab.theory import friendliness as fr
 
 PAPER = "tcp-friendly-cbr-like-rate-control"
@@ -131,16 +132,6 @@ def measure(res) -> dict:
         lg = _per_second(res, "long")
         out["long_rate"] = float(lg.mean()) if len(lg) else float("nan")
     return out
-
-
-def mean_ci(x) -> tuple[float, float]:
-    """Mean and the half-width of its Student-t 95% interval (NaN with one value)."""
-    from cclab.sweeps import t_quantile
-
-    x = np.asarray([v for v in x if np.isfinite(v)], dtype=float)
-    if len(x) < 2:
-        return (float(x.mean()) if len(x) else float("nan")), float("nan")
-    return float(x.mean()), float(t_quantile(0.95, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
 
 
 def friendliness(ref_runs: pd.DataFrame, x_runs: pd.DataFrame) -> dict:
