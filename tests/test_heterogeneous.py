@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from cclab.theory.heterogeneous import (AlphaFair, CustomMapping, CustomUtility, Linear, Network, Power, Red,
+from cclab.theory.heterogeneous import (AlphaFair, IncompleteEquilibria, CustomMapping, CustomUtility, Linear, Network, Power, Red,
                                         ScaledView, dual_dynamics, efficiency, equilibria, equilibrium_residual,
                                         gamma, intra_protocol_check, link_loads, mu_target, num_optimum,
                                         random_network, scalers_for_allocation, slow_map_jacobian,
@@ -88,6 +88,50 @@ def test_experiment1_has_three_equilibria(exp1):
     again = equilibria(net, n_starts=16, seed=11, settle_steps=0)
     assert len(again) == 3
     assert np.allclose(np.stack([e.p for e in again]), np.stack([e.p for e in eqs]), atol=1e-9)
+
+
+def test_experiment1_index_theorem_and_every_seed_finds_all_three(exp1):
+    net, eqs = exp1
+    # indices: +1 at the two stable equilibria, -1 at the unstable one; they sum to 1 (index theorem)
+    assert sorted((e.stable, e.index) for e in eqs) == [(False, -1), (True, 1), (True, 1)]
+    assert eqs.index_sum == 1 and eqs.complete is True
+    ref = np.stack([e.p for e in eqs])
+    rounds = []
+    for seed in range(50):
+        # deflation alone (one round) from one random start, one Halton start and the uniform price
+        d = equilibria(net, n_starts=1, settle_steps=0, seed=seed, max_rounds=1)
+        # the index check alone: without deflation a round that misses one equilibrium leaves an
+        # index sum of 0 or 2, and new rounds add random starts until it is 1
+        c = equilibria(net, n_starts=1, settle_steps=0, seed=seed, deflation=False)
+        for found in (d, c):
+            assert len(found) == 3 and found.complete is True
+            assert [e.stable for e in found] == [e.stable for e in eqs]
+            assert np.allclose(np.stack([e.p for e in found]), ref, atol=1e-9)
+        rounds.append(c.rounds)
+    assert max(rounds) > 1          # some seeds' first round did miss one: the check was needed
+
+
+def test_an_incomplete_set_is_reported():
+    net = experiment1_network()
+    stable_a, unstable, _ = equilibria(net, n_starts=4, settle_steps=0)
+    starts = np.stack([stable_a.p, unstable.p])
+    got = equilibria(net, starts=starts, settle_steps=0)       # explicit starts: polish only
+    assert len(got) == 2 and got.index_sum == 0 and got.complete is False
+    with pytest.warns(IncompleteEquilibria, match="sum to 0, not 1"):
+        equilibria(net, starts=starts, settle_steps=0, on_incomplete="warn")
+    with pytest.raises(RuntimeError, match="at least one equilibrium is missing"):
+        equilibria(net, starts=starts, settle_steps=0, on_incomplete="raise")
+    # given more rounds, the search adds random starts until the index sum is 1
+    more = equilibria(net, starts=starts, settle_steps=0, max_rounds=6, on_incomplete="raise")
+    assert len(more) == 3 and more.complete is True and more.rounds >= 2
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_network_with_one_equilibrium_gives_one_from_any_seed(seed):
+    # homogeneous: the unique equilibrium is the NUM optimum (section IV-B), index +1
+    net = _random_homogeneous(seed % 3, Linear(1.0))
+    eqs = equilibria(net, n_starts=1, settle_steps=0, seed=seed)
+    assert len(eqs) == 1 and eqs[0].index == 1 and eqs.complete is True and eqs.rounds == 1
 
 
 def test_dual_dynamics_settle_on_stable_equilibria(exp1):

@@ -20,7 +20,7 @@ import numpy as np
 
 from .model import Network, ScaledView, _split, equilibrium_residual, source_rates
 
-__all__ = ["Equilibrium", "equilibria", "solve_equilibrium", "dual_dynamics", "price_scale",
+__all__ = ["Equilibrium", "EquilibriumSet", "IncompleteEquilibria", "equilibria", "solve_equilibrium", "dual_dynamics", "price_scale",
            "load_jacobian", "rosenbrock_step"]
 
 
@@ -217,6 +217,9 @@ class Equilibrium:
     residual: equilibrium_residual at p (eq. 7). stable: True when locally stable for eq. 4,
     False when unstable, None when degenerate (a link with zero price and zero spare capacity).
     eigenvalues: of dy/dp restricted to the priced links. bottleneck: links with p_l > 0.
+    index: sign det(-dy/dp) on the priced links (+1 at every stable equilibrium), the equilibrium's
+    index in the index theorem (see `equilibria`); None when p is not regular (degenerate, or that
+    determinant is zero to rounding).
     """
 
     p: np.ndarray
@@ -226,10 +229,36 @@ class Equilibrium:
     stable: bool | None
     eigenvalues: np.ndarray = field(repr=False)
     bottleneck: np.ndarray = field(repr=False)
+    index: int | None = None
+
+
+class EquilibriumSet(list):
+    """The equilibria `equilibria` found (a list of Equilibrium), with its completeness check.
+
+    index_sum: the sum of the equilibria's indices, or None when one of them is not regular.
+    complete: False when the set is provably incomplete (index_sum != 1: the index theorem says
+    the indices of all equilibria of a network whose equilibria are all regular sum to 1); None
+    when the theorem does not apply (a non-regular equilibrium was found); True when the sum is 1,
+    which is necessary for completeness but not sufficient (a missed pair of equilibria of
+    indices +1 and -1 leaves the sum unchanged). rounds: search rounds run (each after the first
+    adds random starts, because the previous one ended with index_sum != 1). starts: starting
+    prices tried in all.
+    """
+
+    def __init__(self, items, index_sum, rounds: int, starts: int):
+        super().__init__(items)
+        self.index_sum = index_sum
+        self.complete = None if index_sum is None else index_sum == 1
+        self.rounds = rounds
+        self.starts = starts
+
+
+class IncompleteEquilibria(UserWarning):
+    """`equilibria` ended with a set whose indices do not sum to 1: at least one equilibrium is missing."""
 
 
 def classify(net, p, scale: float | None = None) -> Equilibrium:
-    """Build the Equilibrium record at p: rates, loads, residual and local stability (eq. 4).
+    """Build the Equilibrium record at p: rates, loads, residual, local stability (eq. 4) and index.
 
     net: the network (or a ScaledView). p: an equilibrium price (L,).
     scale: price unit for deciding p_l > 0 (default: price_scale(net)).
@@ -241,70 +270,231 @@ def classify(net, p, scale: float | None = None) -> Equilibrium:
     y = net_.R @ x
     res = equilibrium_residual(net, p)
     active = p > 1e-9 * s
-    degenerate = np.any(~active & (np.abs(1.0 - y / net_.c) < 1e-8))
+    degenerate = bool(np.any(~active & (np.abs(1.0 - y / net_.c) < 1e-8)))
+    index = None
     if active.any():
         A = load_jacobian(net, p)[np.ix_(active, active)]
         eig = np.linalg.eigvals(A)
         stable = bool(np.max(eig.real) < -1e-12 * max(1.0, np.max(np.abs(eig))))
+        # det(-A) is the product of the -eigenvalues: real, its sign is the index; regular when
+        # it is not zero to rounding (every eigenvalue away from 0 relative to the largest)
+        if np.min(np.abs(eig)) > 1e-10 * np.max(np.abs(eig)):
+            index = 1 if float(np.prod(-eig).real) > 0 else -1
     else:
         eig = np.zeros(0)
         stable = True
+        index = 1
     return Equilibrium(p=p, x=x, y=y, residual=res, stable=None if degenerate else stable,
-                       eigenvalues=eig, bottleneck=active)
+                       eigenvalues=eig, bottleneck=active, index=None if degenerate else index)
+
+
+def _deflated_newton(net: Network, mu, p0, known: list, s: float, max_iter: int = 30):
+    """Semismooth Newton on the deflated residual G(p) = Phi(p) prod_k (1 + s^2/|p - p_k|^2).
+
+    Deflation (Farrell, Birkisson and Funke, SIAM J. Sci. Comput. 37(4), 2015, eq. 2.4 with
+    power 2 and shift 1) keeps Phi's other zeros as zeros of G but makes every known
+    equilibrium p_k a pole, so Newton from a start that led to p_k is pushed to another one.
+    Returns (p, converged); converged means max|Phi| < 1e-9 at a point away from the known ones.
+    """
+    K = np.array(known, dtype=float)
+    p = np.asarray(p0, dtype=float).copy()
+
+    def G(p):
+        Phi, Jac = _fb(net, mu, p)
+        d = (p[None, :] - K) / s                               # (k, L)
+        n2 = np.maximum(np.sum(d * d, axis=1), 1e-300)
+        m = float(np.prod(1.0 + 1.0 / n2))
+        # d log m / dp = sum_k -2 d_k / (s n2_k (1 + n2_k))
+        g = np.sum(-2.0 * d / (s * (n2 * (1.0 + n2))[:, None]), axis=0)
+        return Phi, m * Phi, m * (Jac + np.outer(Phi, g))
+
+    try:
+        Phi, Gv, JG = G(p)
+        for _ in range(max_iter):
+            if np.max(np.abs(Phi)) < 1e-9:
+                break
+            d = np.linalg.lstsq(JG, -Gv, rcond=None)[0]
+            if not np.all(np.isfinite(d)):
+                return p, False
+            merit = Gv @ Gv
+            step = 1.0
+            while step > 1e-4:          # a failing search gives up early: it is one of many
+                pn = p + step * d
+                Phin, Gn, JGn = G(pn)
+                if np.isfinite(Gn @ Gn) and Gn @ Gn <= (1.0 - 1e-4 * step) * merit:
+                    break
+                step *= 0.5
+            else:
+                return p, False
+            p, Phi, Gv, JG = pn, Phin, Gn, JGn
+            if np.max(np.abs(p)) > 1e8 * s:
+                return p, False
+    except np.linalg.LinAlgError:
+        return p, False
+    ok = bool(np.max(np.abs(Phi)) < 1e-9) and bool(np.all(np.max(np.abs(K - p), axis=1) > 1e-6 * s))
+    return p, ok
+
+
+def _start_grid(L: int, s: float, n: int) -> np.ndarray:
+    """Structured starts: the corners, edge midpoints and centre of the box [s/10, 10 s]^L in
+    log price (3^L points) when 3^L <= n, else a scrambled-free Halton sequence of n points in it."""
+    if 3 ** L <= n:
+        g = np.array(np.meshgrid(*([np.array([-1.0, 0.0, 1.0])] * L), indexing="ij")).reshape(L, -1).T
+    else:
+        primes = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71]
+        g = np.empty((n, L))
+        for l in range(L):
+            b = primes[l % len(primes)]
+            for i in range(n):
+                f, r, k = 1.0, 0.0, i + 1 + (l // len(primes)) * n
+                while k > 0:
+                    f /= b
+                    r += f * (k % b)
+                    k //= b
+                g[i, l] = 2.0 * r - 1.0
+    return s * np.power(10.0, g)
 
 
 def equilibria(net, starts=None, n_starts: int = 32, seed: int = 0, mu=None, settle_steps: int = 200,
-               tol: float = 1e-10) -> list[Equilibrium]:
-    """All equilibria (eq. 7) reachable from a set of starting prices, deduplicated and classified.
+               tol: float = 1e-10, max_rounds: int | None = None, deflation: bool | None = None,
+               on_incomplete: str | None = None) -> EquilibriumSet:
+    """The equilibria (eq. 7) of a network, deduplicated, classified, with a completeness check.
 
-    From every start the semismooth Newton solve is run directly (it also finds unstable
-    equilibria) and again after ``settle_steps`` steps of damped dual dynamics (eq. 4, with
-    gain s/c_l for the price scale s, which has the same equilibria and reaches stable ones).
+    Search: from every start the semismooth Newton solve is run directly (it also finds unstable
+    equilibria) and again after ``settle_steps`` steps of damped dual dynamics (eq. 4, with gain
+    s/c_l for the price scale s, which has the same equilibria and reaches stable ones). Then,
+    with ``deflation``, Newton is run again from each start on the residual deflated by every
+    equilibrium found so far (`_deflated_newton`), repeatedly, until it finds no new one.
+
+    Check: the index of a regular equilibrium (every link either priced or with spare capacity,
+    and det(dy/dp) on the priced links nonzero) is sign det(-dy/dp) on its priced links: +1 at
+    every stable equilibrium. By the index theorem of Tang, Wang, Low and Chiang (ref. [23] of the
+    paper, "Equilibrium of heterogeneous congestion control: existence and uniqueness", IEEE/ACM
+    ToN 2007: equilibria of almost every network are finite and odd in number and cannot all be
+    stable unless unique), the indices of all equilibria of a network whose equilibria are all
+    regular sum to 1. A round that ends with another sum has provably missed at least one
+    equilibrium: a new round adds twice as many random starts as the last (up to ``max_rounds``
+    rounds). If the sum is still not 1, ``on_incomplete`` says what happens: "warn"
+    (IncompleteEquilibria warning), "raise" (RuntimeError) or "ignore"; the result's ``complete``
+    is False either way.
+
+    Guarantee: every returned point satisfies eq. 7 to ``tol`` and they are distinct. complete is
+    False: provably incomplete; True: the index sum is 1, necessary but not sufficient (a missed
+    pair of indices +1 and -1 is invisible to it; the structured and random starts and the
+    deflation are what make that unlikely); None: a non-regular equilibrium was found, where the
+    theorem says nothing.
 
     net: the network (or a ScaledView). starts: optional array (K, L) of starting prices;
-    default: n_starts prices drawn log-uniformly in [s/10, 10 s]^L around the price scale s,
-    plus the uniform price s. n_starts: number of random starts when starts is None (>= 1).
-    seed: seed of those draws. mu: optional scalers (eq. 21). settle_steps: dual-dynamics steps
-    before the second Newton solve (0 to skip). tol: residual (eq. 7) an equilibrium must reach.
-    Returns the equilibria sorted by price vector.
+    default: the uniform price s, a structured set (the 3^L points of {s/10, s, 10 s}^L when
+    3^L <= n_starts, else n_starts Halton points in [s/10, 10 s]^L in log price), and n_starts
+    prices drawn log-uniformly in [s/10, 10 s]^L. n_starts: number of random starts when starts
+    is None (>= 1). seed: seed of those draws (and of later rounds'). mu: optional scalers
+    (eq. 21). settle_steps: dual-dynamics steps before the second Newton solve (0 to skip).
+    tol: residual (eq. 7) an equilibrium must reach. max_rounds: search rounds at most (>= 1;
+    default 6, or 1 with explicit starts). deflation: run the deflated Newton solves (default on,
+    off with explicit starts). on_incomplete: "warn", "raise" or "ignore" (default "warn", or
+    "ignore" with explicit starts: polishing given prices, e.g. to follow one equilibrium, then
+    returns what those starts reach and nothing else; ``complete`` still reports the check).
+    Returns an EquilibriumSet (a list of Equilibrium sorted by price vector).
     """
     net_, mu0 = _split(net)
     mu = mu0 if mu is None else net_.check_scalers(mu)
     view = ScaledView(net_, mu) if mu is not None else net_
     if not (tol > 0):
         raise ValueError(f"tol must be positive, got {tol}")
+    explicit = starts is not None
+    max_rounds = (1 if explicit else 6) if max_rounds is None else max_rounds
+    deflation = (not explicit) if deflation is None else bool(deflation)
+    on_incomplete = ("ignore" if explicit else "warn") if on_incomplete is None else on_incomplete
+    if int(max_rounds) < 1:
+        raise ValueError(f"max_rounds must be >= 1, got {max_rounds}")
+    if on_incomplete not in ("warn", "raise", "ignore"):
+        raise ValueError(f"on_incomplete must be 'warn', 'raise' or 'ignore', got {on_incomplete!r}")
+    if int(settle_steps) < 0:
+        raise ValueError(f"settle_steps must be >= 0, got {settle_steps}")
     s = price_scale(view)
+    rng = np.random.default_rng(seed)
+
+    def draw(n):
+        return s * np.exp(rng.uniform(np.log(0.1), np.log(10.0), size=(int(n), net_.L)))
+
     if starts is None:
         if int(n_starts) < 1:
             raise ValueError(f"n_starts must be >= 1, got {n_starts}")
-        rng = np.random.default_rng(seed)
-        S = s * np.exp(rng.uniform(np.log(0.1), np.log(10.0), size=(int(n_starts), net_.L)))
-        S = np.vstack([np.full(net_.L, s), S])
+        S = np.vstack([np.full(net_.L, s), _start_grid(net_.L, s, int(n_starts)), draw(n_starts)])
     else:
         S = np.asarray(starts, dtype=float)
         if S.ndim != 2 or S.shape[1] != net_.L or not np.all(np.isfinite(S)) or np.any(S < 0):
             raise ValueError(f"starts must be a (K, {net_.L}) array of finite prices >= 0")
-    if int(settle_steps) < 0:
-        raise ValueError(f"settle_steps must be >= 0, got {settle_steps}")
+    net_mu = (net_, mu)
     found: list[np.ndarray] = []
+    records: dict[int, Equilibrium] = {}
 
-    def add(p):
+    def add(p) -> bool:
         if equilibrium_residual(view, p) > tol:
-            return
+            return False
         for f in found:
             if np.max(np.abs(f - p)) <= 1e-6 * (s + np.max(p)):
-                return
+                return False
         found.append(p)
+        return True
 
-    for p0 in S:
-        p, ok = solve_equilibrium(view, p0, tol=1e-13)
-        if ok:
-            add(p)
-        if settle_steps:
-            _, P = dual_dynamics(view, p0, t_end=settle_steps * 0.5, dt=0.5, gain=s / net_.c,
-                                 record_every=10 ** 9)
-            p, ok = solve_equilibrium(view, P[-1], tol=1e-13)
+    def index_sum():
+        total = 0
+        for k, p in enumerate(found):
+            if k not in records:
+                records[k] = classify(view, p, scale=s)
+            if records[k].index is None:
+                return None
+            total += records[k].index
+        return total
+
+    # the structured starts get the direct Newton solve only (dual dynamics from 3^L more
+    # points would cost more than they find); the others get both
+    settle = np.ones(len(S), dtype=bool)
+    if not explicit:
+        settle[1:1 + len(S) - 1 - int(n_starts)] = False
+    tried, rounds, n_more = 0, 0, max(int(n_starts), len(S))
+    while True:
+        rounds += 1
+        tried += len(S)
+        for p0, settle_it in zip(S, settle):
+            p, ok = solve_equilibrium(view, p0, tol=1e-13)
             if ok:
                 add(p)
-    found.sort(key=lambda v: tuple(np.round(v / s, 9)))
-    return [classify(view, p, scale=s) for p in found]
+            if settle_steps and settle_it:
+                _, P = dual_dynamics(view, p0, t_end=settle_steps * 0.5, dt=0.5, gain=s / net_.c,
+                                     record_every=10 ** 9)
+                p, ok = solve_equilibrium(view, P[-1], tol=1e-13)
+                if ok:
+                    add(p)
+        if deflation and found:
+            # deflated solves from the uniform price and from just beside each equilibrium
+            # found (where a nearby one, e.g. the unstable partner of a stable one, is likeliest)
+            todo = [np.full(net_.L, s)] + [f * g for f in found for g in (1.1, 0.9)]
+            while todo:
+                q, ok = _deflated_newton(*net_mu, todo.pop(0), found, s)
+                if ok:
+                    p, ok = solve_equilibrium(view, q, tol=1e-13)
+                    if ok and add(p):
+                        todo += [p * 1.1, p * 0.9]
+        total = index_sum()
+        if total is None or total == 1 or rounds >= int(max_rounds):
+            break
+        n_more *= 2
+        S = draw(n_more)
+        settle = np.ones(len(S), dtype=bool)
+    order = sorted(range(len(found)), key=lambda k: tuple(np.round(found[k] / s, 9)))
+    result = EquilibriumSet([records.get(k) or classify(view, found[k], scale=s) for k in order],
+                            total, rounds, tried)
+    if result.complete is False:
+        msg = (f"equilibria: the indices of the {len(result)} equilibria found sum to {total}, not 1: "
+               f"at least one equilibrium is missing after {rounds} rounds and {tried} starts "
+               "(raise max_rounds or n_starts, or give starts)")
+        if on_incomplete == "raise":
+            raise RuntimeError(msg)
+        if on_incomplete == "warn":
+            import warnings
+
+            warnings.warn(msg, IncompleteEquilibria, stacklevel=2)
+    return result
