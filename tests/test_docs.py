@@ -30,3 +30,50 @@ def _run_and_compare(block: str, preamble: str) -> None:
 def test_heterogeneous_example_2a_prints_what_the_doc_shows():
     _run_and_compare(_python_block("heterogeneous.md", "eqs = equilibria(net)"),
                      "import numpy as np\nfrom cclab.theory.heterogeneous import *\n")
+
+
+# ---- docs/engine.md: what the CLI guarantees about errors ------------------------------------
+
+def _bad_scenario(tmp_path):
+    f = tmp_path / "bad.toml"
+    f.write_text('name = "x"\nduration = "1s"\n[[links]]\nfrom = "a"\nto = "b"\nrate = "1Mbps"\n'
+                 'delay = "1ms"\nbogus = 1\n')
+    return str(f)
+
+
+def test_cli_error_is_one_line_without_traceback(tmp_path, capsys, monkeypatch):
+    from cclab.cli import main
+
+    monkeypatch.delenv("CCLAB_DEBUG", raising=False)
+    for argv in (["run", _bad_scenario(tmp_path)], ["run", str(tmp_path / "missing.toml")]):
+        assert main(argv) != 0
+        err = capsys.readouterr().err
+        assert err.startswith("cclab: error: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert "links[0].bogus: unknown key" in (main(["run", _bad_scenario(tmp_path)]) and capsys.readouterr().err)
+
+
+def test_cclab_debug_lets_the_exception_through(tmp_path, monkeypatch):
+    import pytest
+    from cclab.cli import main
+
+    monkeypatch.setenv("CCLAB_DEBUG", "1")
+    with pytest.raises(Exception, match="links\\[0\\].bogus"):
+        main(["run", _bad_scenario(tmp_path)])
+
+
+# ---- docs/engine.md: a duplex link's reverse direction is NAME-rev, or TO->FROM unnamed ---------
+
+def test_reverse_link_names_are_what_engine_md_says(tmp_path):
+    import cclab
+
+    base = 'name = "x"\nduration = "1s"\n[[links]]\nfrom = "a"\nto = "b"\nrate = "1Mbps"\ndelay = "1ms"\n'
+    traffic = '[[traffic]]\nname = "t"\ntype = "long_lived"\nsrc = "a"\ndst = "b"\nprotocol = "newreno"\n'
+    named = tmp_path / "named.toml"
+    named.write_text(base + 'name = "bottleneck"\n' + traffic)
+    unnamed = tmp_path / "unnamed.toml"
+    unnamed.write_text(base + traffic)
+    names = lambda f: [link["name"] for link in cclab.validate(str(f))["config"]["links"]]  # noqa: E731
+    assert names(named) == ["bottleneck", "bottleneck-rev"]
+    assert names(unnamed) == ["a->b", "b->a"]
+    text = (ROOT / "docs" / "engine.md").read_text()
+    assert "named `NAME-rev` when `name` is given" in text and '`"TO->FROM"`' in text
