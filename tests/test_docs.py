@@ -77,3 +77,26 @@ def test_reverse_link_names_are_what_engine_md_says(tmp_path):
     assert names(unnamed) == ["a->b", "b->a"]
     text = (ROOT / "docs" / "engine.md").read_text()
     assert "named `NAME-rev` when `name` is given" in text and '`"TO->FROM"`' in text
+
+
+# ---- every `make TARGET` and every repository path the docs name exists ----------------------
+
+def _docs():
+    return sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]
+
+
+def test_make_targets_named_in_docs_exist():
+    targets = set(re.findall(r"^([a-z][a-z-]*):", (ROOT / "Makefile").read_text(), flags=re.M))
+    named = {(d.name, m) for d in _docs() for m in re.findall(r"`make ([a-z][a-z-]+)", d.read_text())}
+    assert named and {(d, m) for d, m in named if m not in targets} == set()
+
+
+def test_repository_paths_named_in_docs_exist():
+    pattern = r"`((?:crates|python|tests|bench|scenarios|docs)/[A-Za-z0-9_./+-]+)`"
+    missing = []
+    for d in _docs():
+        for p in re.findall(pattern, d.read_text()):
+            p = p.rstrip(".")
+            if not any(c.exists() for c in (ROOT / p, d.parent / p)):
+                missing.append(f"{d.relative_to(ROOT)}: {p}")
+    assert missing == []
