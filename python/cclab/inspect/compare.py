@@ -4,11 +4,16 @@ The completion-time ratio is computed per class and size bin: the bins are
 log-spaced over the sizes of that class's finished flows in both runs together
 (plots.SIZE_BINS of them), a bin counts when each run has at least
 plots.MIN_PER_BIN flows in it, and each run's mean comes with the half-width of
-its 95% Student-t interval (cclab.stats.mean_ci). The ratio B/A of the two means
-gets a 95% interval by the delta method for independent samples,
-h_r = r·sqrt((h_A/m_A)² + (h_B/m_B)²) (first order; it is close to Fieller's
-interval while each mean's relative half-width is small, and too narrow when
-they are not, e.g. a bin of five heavy-tailed flows).
+its 95% Student-t interval (cclab.stats.mean_ci). The ratio r = m_B/m_A of the
+two means gets Fieller's interval for independent samples (Fieller 1954; the
+set of r with (m_B - r·m_A)² <= h_B² + r²·h_A², each run's half-width h taken
+with its own Student-t quantile): the r between
+    (m_A·m_B ± sqrt(m_A²·m_B² - (m_A² - h_A²)(m_B² - h_B²))) / (m_A² - h_A²),
+asymmetric as a ratio's uncertainty is, and unbounded above (inf) when A's
+interval reaches 0 (m_A <= h_A). The first-order (delta-method) interval
+r ± r·sqrt((h_A/m_A)² + (h_B/m_B)²) agrees with it while both relative
+half-widths are small and is too narrow and symmetric when they are not (a bin
+of five heavy-tailed flows).
 """
 from __future__ import annotations
 
@@ -97,12 +102,27 @@ def ratio_by_size(a, b, cls) -> list[dict]:
     for lo in sorted(set(ra) & set(rb)):
         _, hi, mid, na, (ma, ha) = ra[lo]
         _, _, _, nb, (mb, hb) = rb[lo]
-        r = mb / ma
-        hr = r * math.sqrt((ha / ma) ** 2 + (hb / mb) ** 2)
+        rlo, rhi = fieller(ma, ha, mb, hb)
         rows.append({"size_lo_bytes": float(lo), "size_hi_bytes": float(hi), "size_mid_bytes": mid,
                      "a_flows": na, "a_mean_s": ma, "a_ci95_s": ha,
-                     "b_flows": nb, "b_mean_s": mb, "b_ci95_s": hb, "ratio": r, "ratio_ci95": hr})
+                     "b_flows": nb, "b_mean_s": mb, "b_ci95_s": hb,
+                     "ratio": mb / ma, "ratio_lo": rlo, "ratio_hi": rhi})
     return rows
+
+
+def fieller(ma: float, ha: float, mb: float, hb: float) -> tuple[float, float]:
+    """Fieller's interval of m_B/m_A from two independent means and the half-widths
+    of their intervals (module docstring); (0 or the lower root, inf) when A's
+    interval includes 0; the lower end at least 0 (the means are of positive
+    times); (nan, nan) if a half-width is unknown."""
+    if math.isnan(ha) or math.isnan(hb):
+        return math.nan, math.nan
+    a = ma * ma - ha * ha
+    if a <= 0:
+        return (max(0.0, (mb - hb) / (ma + ha)) if ma + ha > 0 else 0.0), math.inf
+    disc = math.sqrt(max(0.0, (ma * mb) ** 2 - a * (mb * mb - hb * hb)))
+    # completion times are positive: a lower end below 0 (B's interval reaching 0) is 0
+    return max(0.0, (ma * mb - disc) / a), (ma * mb + disc) / a
 
 
 def require_bins(comparison: dict) -> None:
@@ -150,18 +170,22 @@ def format_comparison(c: dict) -> str:
                 lines.append(f"{kind} only in {side.upper()}: {', '.join(only[kind])}")
     if any(c["ratio"].values()):
         lines.append("")
-        lines.append(f"mean completion time per size bin (bins with >= {plots.MIN_PER_BIN} flows in both; "
-                     "± 95% CI half-widths)")
+        lines.append(f"mean completion time per size bin (bins with >= {plots.MIN_PER_BIN} flows in both): "
+                     "means ± 95% CI half-widths; B/A [95% CI, Fieller]")
         rows = [("class", "size (MB)", "flows A", "mean A (s)", "flows B", "mean B (s)", "B/A")]
         for cls, bins in c["ratio"].items():
             for r in bins:
                 rows.append((cls, f"{r['size_lo_bytes'] / 1e6:.3g}-{r['size_hi_bytes'] / 1e6:.3g}",
                              str(r["a_flows"]), _pm(r["a_mean_s"], r["a_ci95_s"]),
-                             str(r["b_flows"]), _pm(r["b_mean_s"], r["b_ci95_s"]), _pm(r["ratio"], r["ratio_ci95"])))
+                             str(r["b_flows"]), _pm(r["b_mean_s"], r["b_ci95_s"]), _range(r["ratio"], r["ratio_lo"], r["ratio_hi"])))
         w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         for r in rows:
             lines.append("  ".join(f"{x:<{w[i]}}" if i == 0 else f"{x:>{w[i]}}" for i, x in enumerate(r)))
     return "\n".join(lines)
+
+
+def _range(r: float, lo: float, hi: float) -> str:
+    return f"{r:.3g}" if math.isnan(lo) else f"{r:.3g} [{lo:.3g}, {hi:.3g}]"
 
 
 def _pm(m: float, h: float) -> str:

@@ -3,6 +3,7 @@ against size) and ``cclab compare DIR DIR`` (completion time by size, ratio of t
 two runs)."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -229,39 +230,46 @@ def plot_run(result, path: str | Path) -> tuple[Path, list[str]]:
     head = (f"{s.get('name', '?')}: seed {s.get('seed', '?')}, {s.get('simulated_s', float('nan')):g} s simulated, "
             f"statistics after {s.get('warmup_s', float('nan')):g} s of warm-up")
     fig.suptitle(head + ("\n" + "; ".join(notes) if notes else ""), fontsize=11)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path, notes
+    return _save(fig, path), notes
 
 
-def plot_completion_or_throughput(result, path: str | Path) -> Path:
-    """The figure `cclab run --out` writes: completion time against size; for a run
-    without a finished flow of finite size (long-lived flows only), throughput per
-    class over time instead, with a title that says so (never an empty plot)."""
+def completion_or_throughput_figure(result):
+    """The figure `cclab run --out` writes, and what it shows ("completion",
+    "throughput" or "nothing"): completion time against size; for a run without a
+    finished flow of finite size (long-lived flows only), throughput per class over
+    time instead, with a title that says so (never an empty plot)."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 4.8), layout="constrained")
     s = result.summary
     head = f"{s.get('name', '?')} (seed {s.get('seed', '?')}, {s.get('simulated_s', float('nan')):g} s)"
     if draw_completion(ax, result):
         ax.set_title(f"{head}: completion time vs size", fontsize=10)
-    else:
-        tp = [p for p in series_panels(result.series) if p[0] == ("throughput_bps",)]
-        if tp:
-            _draw_time_panel(ax, tp[0][1], tp[0][2], tp[0][3])
-            ax.set_xlabel("simulated time (s)")
-            ax.set_title(f"{head}: no flow with a size finished after the warm-up,\nso throughput per class "
-                         "over time instead of completion time vs size", fontsize=10)
-        else:
-            ax.axis("off")
-            ax.text(0.5, 0.5, f"{head}\nnothing to plot: no flow with a size finished after the warm-up\n"
-                    "and no time series was recorded (record.interval)", ha="center", va="center")
+        return fig, "completion"
+    tp = [p for p in series_panels(result.series) if p[0] == ("throughput_bps",)]
+    if tp:
+        _draw_time_panel(ax, tp[0][1], tp[0][2], tp[0][3])
+        ax.set_xlabel("simulated time (s)")
+        ax.set_title("", loc="left")
+        ax.set_title(f"{head}: no flow with a size finished after the warm-up,\nso throughput per class "
+                     "(payload delivered in order) over time instead of completion time vs size", fontsize=10)
+        return fig, "throughput"
+    ax.axis("off")
+    ax.text(0.5, 0.5, f"{head}\nnothing to plot: no flow with a size finished after the warm-up\n"
+            "and no time series was recorded (record.interval)", ha="center", va="center")
+    return fig, "nothing"
+
+
+def _save(fig, path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
-    plt.close(fig)
+    pyplot().close(fig)
     return path
+
+
+def plot_completion_or_throughput(result, path: str | Path) -> Path:
+    """Write :func:`completion_or_throughput_figure` to ``path``."""
+    return _save(completion_or_throughput_figure(result)[0], path)
 
 
 def plot_compare(comparison: dict, path: str | Path) -> Path:
@@ -271,21 +279,24 @@ def plot_compare(comparison: dict, path: str | Path) -> Path:
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8), layout="constrained")
     a_name, b_name = comparison["a"]["label"], comparison["b"]["label"]
     colors = iter(_colors())
-    ratios = []
-    for cls, rows in comparison["ratio"].items():
-        if not rows:
-            continue
+    drawn = [(cls, rows) for cls, rows in comparison["ratio"].items() if rows]
+    ends = [v for _, rows in drawn for row in rows for v in (row["ratio"], row["ratio_lo"], row["ratio_hi"])
+            if 0 < v < math.inf]
+    lim = (min(ends) / 1.5, max(ends) * 1.5) if ends else (0.1, 10)
+    for cls, rows in drawn:
         c = next(colors)
         x = np.array([r["size_mid_bytes"] for r in rows]) / 1e6
-        for key, marker, ls, run in (("a", "o", "-", a_name), ("b", "s", "--", b_name)):
+        for key, marker, ls, run, shift in (("a", "o", "-", a_name, 1 / 1.04), ("b", "s", "--", b_name, 1.04)):
             m = np.array([r[f"{key}_mean_s"] for r in rows])
             h = np.array([r[f"{key}_ci95_s"] for r in rows])
-            left.errorbar(x, m, yerr=np.nan_to_num(h), fmt=marker + ls, color=c, ms=4, capsize=2, lw=1.3,
+            # A and B side by side, a few percent apart in size, so that the bars do not hide each other
+            left.errorbar(x * shift, m, yerr=np.nan_to_num(h), fmt=marker + ls, color=c, ms=4, capsize=2, lw=1.3,
                           mfc="white" if key == "b" else c, label=f"{cls}, {key.upper()}: {run}")
         r = np.array([row["ratio"] for row in rows])
-        h = np.array([row["ratio_ci95"] for row in rows])
-        ratios.append(r)
-        right.errorbar(x, r, yerr=np.nan_to_num(h), fmt="o-", color=c, ms=4, capsize=2, lw=1.3, label=cls)
+        lo = np.array([row["ratio_lo"] for row in rows])
+        hi = np.minimum([row["ratio_hi"] for row in rows], lim[1] * 10)  # unbounded: beyond the top
+        yerr = np.nan_to_num(np.vstack([r - lo, hi - r]))
+        right.errorbar(x, r, yerr=yerr, fmt="o-", color=c, ms=4, capsize=2, lw=1.3, label=cls)
     for ax in (left, right):
         ax.set_xscale("log")
         ax.set_xlabel("flow size (MB, 10^6 bytes; bin's geometric middle)")
@@ -294,18 +305,11 @@ def plot_compare(comparison: dict, path: str | Path) -> Path:
     left.set_ylabel("mean completion time (s)")
     left.set_title("mean per size bin, 95% CI", fontsize=10)
     right.axhline(1.0, color="0.3", lw=1, ls=":")
-    if ratios:
-        rr = np.concatenate(ratios)
-        rr = rr[rr > 0]
-        if len(rr) and rr.max() / rr.min() > 10:
-            right.set_yscale("log")
-    right.set_ylabel(f"ratio of means, B / A")
-    right.set_title("B / A per size bin, 95% CI (delta method)", fontsize=10)
+    right.set_yscale("log")  # a ratio: 2 and 1/2 equally far from 1
+    right.set_ylim(min(lim[0], 0.5), max(lim[1], 2))
+    right.set_ylabel("ratio of means, B / A")
+    right.set_title("B / A per size bin, 95% CI (Fieller; a bar to the edge: unbounded)", fontsize=10)
     _legend(left)
     _legend(right)
     fig.suptitle(f"completion time by size: A = {a_name}, B = {b_name}", fontsize=11)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
