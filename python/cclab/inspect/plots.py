@@ -11,9 +11,11 @@ import pandas as pd
 
 #: Lines drawn per panel at most (the largest by mean); more would hide each other.
 MAX_LINES = 8
-#: Points per time-series line at most; longer series are drawn as means of
-#: consecutive samples (the title says over how many).
-MAX_POINTS = 3000
+#: Points per time-series line at most: a longer series is drawn as the means of
+#: k consecutive samples, with a light band from their minimum to their maximum
+#: (the title says k); 1,900 raw samples of a fluctuating queue across 800 pixels
+#: are a solid block.
+MAX_POINTS = 400
 #: Flows per class drawn as points at most in the completion-time panel (an even
 #: stride through the flows; the medians use every flow).
 MAX_SCATTER = 20000
@@ -21,8 +23,9 @@ MAX_SCATTER = 20000
 #: the flows a bin needs for its median to be drawn.
 SIZE_BINS = 12
 MIN_PER_BIN = 5
-#: Lines whose typical values span more than this factor get a log y axis.
-DECADES = 100.0
+#: Lines whose typical values span more than this factor get a log y axis (the
+#: access controller's limit of 1-3 files beside 100 waiting ones).
+DECADES = 20.0
 
 #: The panels over time: (metrics, y label, scale of the value, title).
 TIME_PANELS = [
@@ -30,9 +33,10 @@ TIME_PANELS = [
     (("throughput_bps",), "throughput (Mbit/s)", 1e-6, "throughput per class (payload delivered in order)"),
     (("active_flows",), "active flows", 1.0, "active flows per class"),
     (("access_limit", "access_active", "access_waiting"), "files", 1.0,
-     "access controller per class: limit M (solid), transferring (dashed), waiting (dotted)"),
+     "access controller per class: the limit M, files transferring and files waiting"),
 ]
-_STYLES = {"access_limit": "-", "access_active": "--", "access_waiting": ":"}
+_STYLES = {"access_limit": ("-", "limit M"), "access_active": ("--", "transferring"),
+           "access_waiting": (":", "waiting")}
 _COUNTS = {"queue (packets)", "active flows", "files"}  # whole numbers: integer ticks
 _HIDDEN = {"queue_bytes"}  # the same as queue_packets in other units
 
@@ -61,13 +65,15 @@ def _log_if_decades(ax, lines: list[np.ndarray], axis: str = "y") -> None:
         (ax.set_yscale if axis == "y" else ax.set_xscale)("log", nonpositive="mask")
 
 
-def _thin(t: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """At most MAX_POINTS points: means of k consecutive samples (k returned)."""
+def _thin(t: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """At most MAX_POINTS points: (times, means, minima, maxima, k) of k
+    consecutive samples (k = 1: the samples themselves)."""
     k = int(np.ceil(len(t) / MAX_POINTS))
     if k <= 1:
-        return t, v, 1
+        return t, v, v, v, 1
     n = len(t) // k * k
-    return t[:n].reshape(-1, k).mean(axis=1), v[:n].reshape(-1, k).mean(axis=1), k
+    tv, vv = t[:n].reshape(-1, k), v[:n].reshape(-1, k)
+    return tv.mean(axis=1), vv.mean(axis=1), vv.min(axis=1), vv.max(axis=1), k
 
 
 def series_panels(series: pd.DataFrame) -> list[tuple]:
@@ -135,18 +141,29 @@ def binned(sizes: np.ndarray, values: np.ndarray, edges: np.ndarray, stat) -> li
     return rows
 
 
-def draw_completion(ax, result, label_prefix: str = "") -> bool:
+def color_map(result) -> dict:
+    """One colour per class and one per link, the same in every panel (classes in
+    the run's order; links apart, as no panel mixes the two)."""
+    palette = _colors()
+    classes = list(result.flows["class"].cat.categories) if hasattr(result.flows.get("class"), "cat") else []
+    links = list(result.links["name"]) if "name" in result.links else []
+    out = {str(n): palette[i % len(palette)] for i, n in enumerate(links)}
+    out.update({str(n): palette[i % len(palette)] for i, n in enumerate(classes)})
+    return out
+
+
+def draw_completion(ax, result, label_prefix: str = "", colors: dict | None = None) -> bool:
     """Completion time against size, log-log: the flows as points and each class's
     per-size-bin medians. False (nothing drawn) if no flow with a size finished."""
     f = completion_data(result)
     if f.empty:
         return False
-    colors = iter(_colors())
+    colors = colors or color_map(result)
     for cls in f["class"].cat.categories if hasattr(f["class"], "cat") else pd.unique(f["class"]):
         g = f[f["class"] == cls]
         if g.empty:
             continue
-        c = next(colors)
+        c = colors.get(str(cls), "k")
         size = g["size"].to_numpy(float) / 1e6
         ct = g["completion_time"].to_numpy(float)
         stride = max(1, int(np.ceil(len(g) / MAX_SCATTER)))
@@ -169,28 +186,28 @@ def draw_completion(ax, result, label_prefix: str = "") -> bool:
 def _colors() -> list:
     import matplotlib
 
-    return list(matplotlib.colormaps["tab10"].colors) * 100
+    return list(matplotlib.colormaps["tab10"].colors)
 
 
-def _draw_time_panel(ax, ylabel: str, title: str, drawn: list) -> None:
-    colors = {}
-    palette = iter(_colors())
+def _draw_time_panel(ax, ylabel: str, title: str, drawn: list, colors: dict) -> None:
     thinned = 1
     for m, n, t, v in drawn:
-        if n not in colors:
-            colors[n] = next(palette)
-        t, v, k = _thin(t, v)
+        c = colors.get(n, "k")
+        t, mean, lo, hi, k = _thin(t, v)
         thinned = max(thinned, k)
-        style = _STYLES.get(m, "-")
-        label = n if style == "-" or m not in _STYLES else None
-        ax.plot(t, v, style, color=colors[n], lw=1.2, label=label, drawstyle="steps-post" if k == 1 else "default")
+        style, what = _STYLES.get(m, ("-", None))
+        label = f"{n}: {what}" if what else n
+        if k > 1:
+            ax.fill_between(t, lo, hi, color=c, alpha=0.15, lw=0)
+        ax.plot(t, mean, style, color=c, lw=1.2, label=label, drawstyle="steps-post" if k == 1 else "default")
     _log_if_decades(ax, [v for *_, v in drawn])
     if ylabel in _COUNTS and ax.get_yscale() == "linear":
         from matplotlib.ticker import MaxNLocator
 
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel(ylabel)
-    ax.set_title(title + (f", means of {thinned} samples" if thinned > 1 else ""), fontsize=10, loc="left")
+    ax.set_title(title + (f"; means of {thinned} samples, band: their min-max" if thinned > 1 else ""),
+                 fontsize=10, loc="left")
     ax.grid(True, alpha=0.25)
     _legend(ax)
 
@@ -216,16 +233,17 @@ def plot_run(result, path: str | Path) -> tuple[Path, list[str]]:
     fig = plt.figure(figsize=(11, sum(heights) + 1.0), layout="constrained")
     gs = fig.add_gridspec(len(heights), 1, height_ratios=heights)
     first = None
+    colors = color_map(result)
     for i, (_, ylabel, title, drawn) in enumerate(panels):
         ax = fig.add_subplot(gs[i], sharex=first)
         first = first or ax
-        _draw_time_panel(ax, ylabel, title, drawn)
+        _draw_time_panel(ax, ylabel, title, drawn, colors)
         if i < len(panels) - 1:
             ax.tick_params(labelbottom=False)
         else:
             ax.set_xlabel("simulated time (s)")
     if have_ct:
-        draw_completion(fig.add_subplot(gs[len(panels)]), result)
+        draw_completion(fig.add_subplot(gs[len(panels)]), result, colors=colors)
     s = result.summary
     head = (f"{s.get('name', '?')}: seed {s.get('seed', '?')}, {s.get('simulated_s', float('nan')):g} s simulated, "
             f"statistics after {s.get('warmup_s', float('nan')):g} s of warm-up")
@@ -247,7 +265,7 @@ def completion_or_throughput_figure(result):
         return fig, "completion"
     tp = [p for p in series_panels(result.series) if p[0] == ("throughput_bps",)]
     if tp:
-        _draw_time_panel(ax, tp[0][1], tp[0][2], tp[0][3])
+        _draw_time_panel(ax, tp[0][1], tp[0][2], tp[0][3], color_map(result))
         ax.set_xlabel("simulated time (s)")
         ax.set_title("", loc="left")
         ax.set_title(f"{head}: no flow with a size finished after the warm-up,\nso throughput per class "
@@ -278,7 +296,7 @@ def plot_compare(comparison: dict, path: str | Path) -> Path:
     plt = pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8), layout="constrained")
     a_name, b_name = comparison["a"]["label"], comparison["b"]["label"]
-    colors = iter(_colors())
+    colors = iter(_colors() * 100)
     drawn = [(cls, rows) for cls, rows in comparison["ratio"].items() if rows]
     ends = [v for _, rows in drawn for row in rows for v in (row["ratio"], row["ratio_lo"], row["ratio_hi"])
             if 0 < v < math.inf]
