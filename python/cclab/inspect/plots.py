@@ -201,6 +201,8 @@ def _draw_time_panel(ax, ylabel: str, title: str, drawn: list, colors: dict) -> 
             ax.fill_between(t, lo, hi, color=c, alpha=0.15, lw=0)
         ax.plot(t, mean, style, color=c, lw=1.2, label=label, drawstyle="steps-post" if k == 1 else "default")
     _log_if_decades(ax, [v for *_, v in drawn])
+    if ax.get_yscale() == "linear":
+        ax.set_ylim(bottom=0)  # every series is a count, a length or a rate: from 0, not from its minimum
     if ylabel in _COUNTS and ax.get_yscale() == "linear":
         from matplotlib.ticker import MaxNLocator
 
