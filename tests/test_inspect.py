@@ -226,6 +226,14 @@ def test_compare_refuses_runs_with_nothing_in_common(saved, tmp_path, capsys):
     assert main(["compare", str(saved), str(long), "--out", str(tmp_path / "x.png")]) == 2
     assert "no completion-time ratio: no class in common has a size bin" in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
+    # without a plot the table is still printed; as JSON, NaN (B's completion times) is null
+    assert main(["compare", str(saved), str(long), "--json"]) == 0
+
+    def strict(name):
+        raise AssertionError(f"{name} is not JSON")
+
+    doc = json.loads(capsys.readouterr().out, parse_constant=strict)
+    assert doc["classes"]["short"]["mean completion (s)"][1] is None and doc["ratio"] == {"short": []}
 
 
 def test_every_ready_scenario_is_listed_with_a_description_and_validates(tmp_path, monkeypatch, capsys):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -72,13 +73,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.out:
         require_bins(c)  # refuse before writing a plot with nothing in it
     if args.json:
-        from ..api import json_safe
-
-        print(json.dumps(_nan_to_none(c), indent=2))
+        print(json.dumps(_nan_to_none(c), indent=2, allow_nan=False))
     else:
         print(format_comparison(c))
         if not any(c["ratio"].values()):
-            print(f"\nno completion-time ratio: no size bin in common (see `cclab compare --help`)")
+            print("\nno completion-time ratio: no size bin in common (see `cclab compare --help`)")
     if args.out:
         from .plots import plot_compare
 
@@ -88,7 +87,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _nan_to_none(x):
-    if isinstance(x, float) and x != x:
+    """NaN and infinity as null (JSON has neither): a ratio_hi of null is an
+    unbounded interval, ratio_lo and ratio_hi both null an unknown one."""
+    if isinstance(x, float) and not math.isfinite(x):
         return None
     if isinstance(x, dict):
         return {k: _nan_to_none(v) for k, v in x.items()}
