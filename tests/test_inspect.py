@@ -139,6 +139,24 @@ def test_plot_draws_every_recorded_series_and_the_completion_times(mixed, saved,
     assert (saved.parent / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_many_classes_keep_the_largest_with_distinct_colours(tmp_path):
+    # 12 classes of loads 0.01..0.12: each panel draws the 8 with the most (flows, throughput)
+    sc = dumbbell(duration="20s", record={"interval": "1s"},
+                  traffic=[poisson(0.01 * (i + 1), name=f"c{i:02d}", mean="20kB") for i in range(12)])
+    r = cclab.run(sc)
+    classes, note = plots.completion_classes(r)
+    counts = plots.completion_data(r)["class"].value_counts()
+    assert len(classes) == 8 and note == "the 8 classes with the most flows of 12"
+    assert min(counts[c] for c in classes) >= max(counts[c] for c in counts.index if c not in classes)
+    panels = plots.series_panels(r.series)
+    assert all(len({n for _, n, *_ in p[3]}) <= plots.MAX_LINES for p in panels)
+    colors = plots.color_map(r, panels)
+    drawn = {n for p in panels if p[1] != "queue (packets)" for _, n, *_ in p[3]} | set(classes)
+    assert len(drawn) <= 10 and len({colors[n] for n in drawn}) == len(drawn)  # tab10: no colour twice
+    path, notes = plots.plot_run(r, tmp_path / "many.png")
+    assert notes == [] and path.exists()
+
+
 def test_size_bin_medians():
     # sizes 1..100 in 12 log bins: each bin's median is that of the values inside it
     sizes = np.arange(1, 101, dtype=float)

@@ -141,14 +141,33 @@ def binned(sizes: np.ndarray, values: np.ndarray, edges: np.ndarray, stat) -> li
     return rows
 
 
-def color_map(result) -> dict:
-    """One colour per class and one per link, the same in every panel (classes in
-    the run's order; links apart, as no panel mixes the two)."""
+def completion_classes(result) -> tuple[list, str]:
+    """The classes the completion-time panel draws: those with a finished flow of
+    finite size, at most MAX_LINES of them (the most flows), in the run's order;
+    and a note when some are left out."""
+    f = completion_data(result)
+    counts = f["class"].value_counts()
+    counts = counts[counts > 0]
+    order = list(f["class"].cat.categories) if hasattr(f["class"], "cat") else list(pd.unique(f["class"]))
+    keep = set(counts.sort_values(ascending=False, kind="stable").index[:MAX_LINES])
+    note = f"the {len(keep)} classes with the most flows of {len(counts)}" if len(counts) > len(keep) else ""
+    return [c for c in order if c in keep], note
+
+
+def color_map(result, panels: list = ()) -> dict:
+    """One colour per class and one per link, the same in every panel: the classes
+    drawn (in the time panels or the completion panel), in the run's order, take
+    the palette's colours in turn; the links take them apart, as no panel mixes
+    links and classes."""
     palette = _colors()
-    classes = list(result.flows["class"].cat.categories) if hasattr(result.flows.get("class"), "cat") else []
-    links = list(result.links["name"]) if "name" in result.links else []
-    out = {str(n): palette[i % len(palette)] for i, n in enumerate(links)}
-    out.update({str(n): palette[i % len(palette)] for i, n in enumerate(classes)})
+    drawn = {n for p in panels for _, n, *_ in p[3]} | {str(c) for c in completion_classes(result)[0]}
+    classes = [str(c) for c in (result.flows["class"].cat.categories if "class" in result.flows
+                                and hasattr(result.flows["class"], "cat") else [])]
+    links = [str(n) for n in result.links["name"]] if "name" in result.links else []
+    out = {}
+    for names in (links, classes):
+        shown = [n for n in names if n in drawn] or names
+        out.update({n: palette[i % len(palette)] for i, n in enumerate(shown)})
     return out
 
 
@@ -159,7 +178,8 @@ def draw_completion(ax, result, label_prefix: str = "", colors: dict | None = No
     if f.empty:
         return False
     colors = colors or color_map(result)
-    for cls in f["class"].cat.categories if hasattr(f["class"], "cat") else pd.unique(f["class"]):
+    classes, note = completion_classes(result)
+    for cls in classes:
         g = f[f["class"] == cls]
         if g.empty:
             continue
@@ -167,19 +187,25 @@ def draw_completion(ax, result, label_prefix: str = "", colors: dict | None = No
         size = g["size"].to_numpy(float) / 1e6
         ct = g["completion_time"].to_numpy(float)
         stride = max(1, int(np.ceil(len(g) / MAX_SCATTER)))
-        pts = f"{label_prefix}{cls}: {len(g):,} flows" + (f" (1 in {stride} drawn)" if stride > 1 else "")
-        ax.scatter(size[::stride], ct[::stride], s=9, alpha=0.35, color=c, lw=0, rasterized=True, label=pts)
+        label = f"{label_prefix}{cls} ({len(g):,} flows" + (f", 1 in {stride} drawn)" if stride > 1 else ")")
         rows = binned(size, ct, size_bins(size), np.median)
+        # one legend entry per class: its median line, or its points if it has no bin of MIN_PER_BIN flows
+        ax.scatter(size[::stride], ct[::stride], s=9, alpha=0.35, color=c, lw=0, rasterized=True,
+                   label=None if rows else label)
         if rows:
-            ax.plot([r[2] for r in rows], [r[4] for r in rows], "-o", color=c, lw=2, ms=4, mec="white",
-                    label=f"{label_prefix}{cls}: median per size bin")
+            from matplotlib import patheffects
+
+            # a white casing keeps the line visible over its own class's points
+            ax.plot([r[2] for r in rows], [r[4] for r in rows], "-o", color=c, lw=2, ms=4, label=label,
+                    path_effects=[patheffects.withStroke(linewidth=4, foreground="white")])
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("flow size (MB, 10^6 bytes)")
     ax.set_ylabel("completion time (s)")
     ax.grid(True, which="both", alpha=0.25)
-    ax.set_title("completion time vs size (flows that arrived after the warm-up and finished)", fontsize=10)
-    _legend(ax, markerscale=2)
+    ax.set_title("completion time vs size (flows that arrived after the warm-up and finished"
+                 + (f"; {note})" if note else ")"), fontsize=10)
+    _legend(ax, title="points: flows\nlines: median per size bin", title_fontsize=8)
     return True
 
 
@@ -235,7 +261,7 @@ def plot_run(result, path: str | Path) -> tuple[Path, list[str]]:
     fig = plt.figure(figsize=(11, sum(heights) + 1.0), layout="constrained")
     gs = fig.add_gridspec(len(heights), 1, height_ratios=heights)
     first = None
-    colors = color_map(result)
+    colors = color_map(result, panels)
     for i, (_, ylabel, title, drawn) in enumerate(panels):
         ax = fig.add_subplot(gs[i], sharex=first)
         first = first or ax
@@ -267,7 +293,7 @@ def completion_or_throughput_figure(result):
         return fig, "completion"
     tp = [p for p in series_panels(result.series) if p[0] == ("throughput_bps",)]
     if tp:
-        _draw_time_panel(ax, tp[0][1], tp[0][2], tp[0][3], color_map(result))
+        _draw_time_panel(ax, tp[0][1], tp[0][2], tp[0][3], color_map(result, tp))
         ax.set_xlabel("simulated time (s)")
         ax.set_title("", loc="left")
         ax.set_title(f"{head}: no flow with a size finished after the warm-up,\nso throughput per class "
