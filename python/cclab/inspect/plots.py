@@ -57,12 +57,12 @@ def _legend(ax, **kw) -> None:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False, borderaxespad=0, **kw)
 
 
-def _log_if_decades(ax, lines: list[np.ndarray], axis: str = "y") -> None:
+def _log_if_decades(ax, lines: list[np.ndarray]) -> None:
     """Log scale when the lines' typical (median positive) values span more than
     DECADES: a 1 kbit/s class beside a 1 Gbit/s one is then still readable."""
     typical = [np.median(v[v > 0]) for v in lines if np.any(v > 0)]
     if len(typical) >= 2 and max(typical) / min(typical) > DECADES:
-        (ax.set_yscale if axis == "y" else ax.set_xscale)("log", nonpositive="mask")
+        ax.set_yscale("log", nonpositive="mask")
 
 
 def _thin(t: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
@@ -171,7 +171,7 @@ def color_map(result, panels: list = ()) -> dict:
     return out
 
 
-def draw_completion(ax, result, label_prefix: str = "", colors: dict | None = None) -> bool:
+def draw_completion(ax, result, colors: dict | None = None) -> bool:
     """Completion time against size, log-log: the flows as points and each class's
     per-size-bin medians. False (nothing drawn) if no flow with a size finished."""
     f = completion_data(result)
@@ -187,7 +187,7 @@ def draw_completion(ax, result, label_prefix: str = "", colors: dict | None = No
         size = g["size"].to_numpy(float) / 1e6
         ct = g["completion_time"].to_numpy(float)
         stride = max(1, int(np.ceil(len(g) / MAX_SCATTER)))
-        label = f"{label_prefix}{cls} ({len(g):,} flows" + (f", 1 in {stride} drawn)" if stride > 1 else ")")
+        label = f"{cls} ({len(g):,} flows" + (f", 1 in {stride} drawn)" if stride > 1 else ")")
         rows = binned(size, ct, size_bins(size), np.median)
         # one legend entry per class: its median line, or its points if it has no bin of MIN_PER_BIN flows
         ax.scatter(size[::stride], ct[::stride], s=9, alpha=0.35, color=c, lw=0, rasterized=True,
