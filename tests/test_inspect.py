@@ -119,6 +119,10 @@ def test_show_prints_the_run_summary_and_what_was_recorded(mixed, saved, capsys)
     assert doc["run"] == {"path": str(saved), "seed": 1, "cclab_version": None, "command": None,
                           "config_sha256": digest}
     assert doc["warnings"] == mixed.warnings
+    # a folder without perf.json (the machine's wall time) still shows, saying so
+    (meta / "perf.json").unlink()
+    assert main(["show", str(meta)]) == 0
+    assert f"engine: {mixed.summary['events']:,} events (wall time not recorded)\n" in capsys.readouterr().out
 
 
 def test_plot_draws_every_recorded_series_and_the_completion_times(mixed, saved, capsys):
