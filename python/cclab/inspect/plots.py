@@ -215,14 +215,23 @@ def _colors() -> list:
     return list(matplotlib.colormaps["tab10"].colors)
 
 
-def _draw_time_panel(ax, ylabel: str, title: str, drawn: list, colors: dict) -> None:
+def _link_labels(result) -> dict:
+    """A link's legend entry in the queue panel: its name and its utilization over
+    the measured period (the series records no per-link throughput)."""
+    l = result.links
+    if not {"name", "utilization"} <= set(l.columns):
+        return {}
+    return {str(n): f"{n} (utilization {u:.3g})" for n, u in zip(l["name"], l["utilization"])}
+
+
+def _draw_time_panel(ax, ylabel: str, title: str, drawn: list, colors: dict, labels: dict | None = None) -> None:
     thinned = 1
     for m, n, t, v in drawn:
         c = colors.get(n, "k")
         t, mean, lo, hi, k = _thin(t, v)
         thinned = max(thinned, k)
         style, what = _STYLES.get(m, ("-", None))
-        label = f"{n}: {what}" if what else n
+        label = f"{n}: {what}" if what else (labels or {}).get(n, n)
         if k > 1:
             ax.fill_between(t, lo, hi, color=c, alpha=0.15, lw=0)
         ax.plot(t, mean, style, color=c, lw=1.2, label=label, drawstyle="steps-post" if k == 1 else "default")
@@ -262,10 +271,10 @@ def plot_run(result, path: str | Path) -> tuple[Path, list[str]]:
     gs = fig.add_gridspec(len(heights), 1, height_ratios=heights)
     first = None
     colors = color_map(result, panels)
-    for i, (_, ylabel, title, drawn) in enumerate(panels):
+    for i, (ms, ylabel, title, drawn) in enumerate(panels):
         ax = fig.add_subplot(gs[i], sharex=first)
         first = first or ax
-        _draw_time_panel(ax, ylabel, title, drawn, colors)
+        _draw_time_panel(ax, ylabel, title, drawn, colors, _link_labels(result) if ms == ("queue_packets",) else None)
         if i < len(panels) - 1:
             ax.tick_params(labelbottom=False)
         else:
