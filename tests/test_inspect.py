@@ -288,3 +288,15 @@ def test_every_ready_scenario_is_listed_with_a_description_and_validates(tmp_pat
     monkeypatch.setenv("CCLAB_SCENARIOS", str(tmp_path / "absent"))
     assert main(["scenarios"]) == 2
     assert "CCLAB_SCENARIOS=" in capsys.readouterr().err
+
+
+def test_registering_the_commands_imports_nothing_heavy():
+    # `cclab --help` must stay fast: show/plot/compare/scenarios load pandas and
+    # matplotlib only when they run
+    import subprocess
+    import sys
+
+    code = ("import sys, cclab.cli; cclab.cli.build_parser(); "
+            "print(sorted(m for m in ('pandas', 'numpy', 'matplotlib', 'pyarrow') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
