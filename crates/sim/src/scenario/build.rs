@@ -73,9 +73,9 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
             let rto = tcp.initial_rto.as_secs_f64();
             let ack = tcp.header_bytes() as u64;
             for (what, bytes, route) in [("packet", tcp.max_packet(), &c.route), ("ACK", ack, &c.ack_route)] {
-                let slow = route.iter().map(|&l| &names.links[l as usize]).find(|link| (bytes * 8) as f64 / link.rate_bps as f64 > rto);
-                if let Some(link) = slow {
-                    let secs = (bytes * 8) as f64 / link.rate_bps as f64;
+                let secs = |link: &LinkConfig| (bytes * 8) as f64 / link.rate_bps as f64;
+                if let Some(link) = route.iter().map(|&l| &names.links[l as usize]).find(|&link| secs(link) > rto) {
+                    let secs = secs(link);
                     warnings.push(format!(
                         "class {:?}: one {what} ({bytes} bytes) takes {secs:.3} s to send on link {:?}, longer than initial_rto ({rto} s): expect spurious timeouts",
                         c.name, link.name
