@@ -140,6 +140,13 @@ def test_a_link_slower_than_the_initial_rto_warns():
     assert w == ['class "t": one packet (1500 bytes) takes 12.000 s to send on link "l1", longer than initial_rto '
                  '(1 s): expect spurious timeouts'], w
     assert cclab.validate({**sc, "tcp": {"initial_rto": "20s", "max_rto": "60s"}})["warnings"] == []
+    # the ACKs' way back: 52 bytes (40 + 12 of timestamps) at 100 bit/s take 4.16 s
+    sc = {**sc, "tcp": {"timestamps": True}, "links": [
+        {"name": "fwd", "from": "a", "to": "b", "rate": "10Mbps", "delay": "5ms", "duplex": False},
+        {"name": "back", "from": "b", "to": "a", "rate": "100bps", "delay": "5ms", "duplex": False}]}
+    assert cclab.validate(sc)["warnings"] == [
+        'class "t": one ACK (52 bytes) takes 4.160 s to send on link "back", longer than initial_rto (1 s): '
+        'expect spurious timeouts']
 
 
 def test_the_load_warning_counts_headers():

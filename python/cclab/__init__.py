@@ -7,7 +7,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["run", "validate", "load_scenario", "Result", "ScenarioError", "sweep", "Store", "__version__"]
+__all__ = ["run", "load", "validate", "load_scenario", "Result", "ScenarioError", "sweep", "Store", "__version__"]
 
 
 def __getattr__(name: str):
@@ -19,6 +19,10 @@ def __getattr__(name: str):
         from . import api
 
         return getattr(api, name)
+    if name == "load":
+        from .inspect import load
+
+        return load
     if name in ("sweep", "Store"):
         from . import sweeps
 

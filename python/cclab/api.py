@@ -49,7 +49,8 @@ class Result:
     config: dict = field(default_factory=dict)
 
     def save(self, out: Union[str, Path]) -> Path:
-        """Write flows/links/series as Parquet and the summary as JSON into ``out``."""
+        """Write flows/links/series as Parquet and the summary as JSON into ``out``
+        (``cclab.load(out)`` reads them back)."""
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         self.flows.to_parquet(out / "flows.parquet", index=False)
@@ -63,7 +64,19 @@ class Result:
         (out / "perf.json").write_text(json.dumps(json_safe(perf), indent=2, sort_keys=True) + "\n")
         (out / "scenario.json").write_text(json.dumps(self.scenario, indent=2, sort_keys=True, default=str) + "\n")
         (out / "config.json").write_text(json.dumps(self.config) + "\n")
+        (out / "warnings.json").write_text(json.dumps(self.warnings, indent=2) + "\n")
         return out
+
+    def __repr__(self) -> str:
+        # Short: the dataclass's own repr prints every table (4 KB for a small run).
+        s = self.summary
+        classes = list(self.flows["class"].cat.categories) if "class" in self.flows else []
+        links = list(self.links["name"]) if "name" in self.links else []
+        done = int(self.flows["finished"].sum()) if "finished" in self.flows else 0
+        return (f"<cclab.Result {s.get('name', '?')!r} seed {s.get('seed', '?')}, "
+                f"{s.get('simulated_s', float('nan')):g} s (warm-up {s.get('warmup_s', float('nan')):g} s): "
+                f"{_names(classes, 'class', 'classes')}; {_names(links, 'link', 'links')}; "
+                f"{len(self.flows)} flows ({done} finished), {len(self.warnings)} warnings>")
 
     def completion_times(self, cls: str | None = None) -> pd.Series:
         """Completion times of finished flows after warm-up (optionally of one class)."""
@@ -71,6 +84,12 @@ class Result:
         if cls is not None:
             f = f[f["class"] == cls]
         return f["completion_time"]
+
+
+def _names(names: list, one: str, many: str, show: int = 4) -> str:
+    """``2 classes short, long`` or ``1000 classes c0, c1, c2, c3, ...``."""
+    head = ", ".join(map(str, names[:show])) + (", ..." if len(names) > show else "")
+    return f"{len(names)} {one if len(names) == 1 else many} {head}".rstrip()
 
 
 def json_safe(d: dict) -> dict:

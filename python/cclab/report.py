@@ -63,44 +63,17 @@ def print_summary(result) -> None:
         print(f"packets after the warm-up: {s['packets_in_flight_at_warmup']} in flight at its end + "
               f"{s['measured_packets_sent']} sent = {s['measured_packets_delivered']} delivered + "
               f"{s['measured_packets_dropped']} dropped + {s['packets_in_flight']} in flight")
+    if "wall_time_s" not in s:  # a saved run without its perf.json
+        print(f"engine: {s['events']:,} events (wall time not recorded)")
+        return
     print(f"engine: {s['events']:,} events in {s['wall_time_s']:.3f} s wall "
           f"({s['events_per_s'] / 1e6:.2f} M events/s, {s['wall_s_per_sim_s'] * 1e3:.3f} ms wall per simulated s)")
 
 
 def plot_completion_times(result, path: str | Path) -> Path:
-    """Scatter of completion time against flow size (log-log), with binned means."""
-    import matplotlib
+    """Completion time against flow size (log-log) with per-size-bin medians; for a
+    run in which no flow with a size finished (long-lived flows only), throughput
+    per class over time instead, titled so (never an empty figure)."""
+    from .inspect.plots import plot_completion_or_throughput
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    path = Path(path)
-    f = result.flows[result.flows.finished & ~result.flows.warmup & result.flows["size"].notna()]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for cls in f["class"].cat.categories:
-        g = f[f["class"] == cls]
-        if g.empty:
-            continue
-        pts = ax.scatter(g["size"] / 1e6, g["completion_time"], s=8, alpha=0.35, label=f"{cls} (flows)")
-        if len(g) >= 10:
-            edges = np.logspace(np.log10(g["size"].min()), np.log10(g["size"].max()), 13)
-            mid, mean = [], []
-            for lo, hi in zip(edges[:-1], edges[1:]):
-                b = g[(g["size"] >= lo) & (g["size"] <= hi)]
-                if len(b) >= 3:
-                    mid.append(np.sqrt(lo * hi) / 1e6)
-                    mean.append(b["completion_time"].mean())
-            ax.plot(mid, mean, "-o", color=pts.get_facecolor()[0][:3], lw=2, ms=4, label=f"{cls} (binned mean)")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("flow size (MB)")
-    ax.set_ylabel("completion time (s)")
-    s = result.summary
-    ax.set_title(f"{s['name']}: completion time vs size (seed {s['seed']}, {s['simulated_s']:g} s)")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return plot_completion_or_throughput(result, path)

@@ -66,21 +66,20 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
     }
     // A link so slow that one packet takes longer to send than the first
     // retransmission timeout: every first segment times out (spurious timeouts).
+    // The same for the ACKs (header bytes only) on the way back: a 40-byte ACK
+    // takes 3.2 s on a 100 bit/s reverse link.
     for c in &classes {
         if let crate::transport::Transport::Window { tcp, .. } = &c.transport {
-            let bits = tcp.max_packet() as f64 * 8.0;
-            for &l in &c.route {
-                let link = &names.links[l as usize];
-                let secs = bits / link.rate_bps as f64;
-                if secs > tcp.initial_rto.as_secs_f64() {
+            let rto = tcp.initial_rto.as_secs_f64();
+            let ack = tcp.header_bytes() as u64;
+            for (what, bytes, route) in [("packet", tcp.max_packet(), &c.route), ("ACK", ack, &c.ack_route)] {
+                let secs = |link: &LinkConfig| (bytes * 8) as f64 / link.rate_bps as f64;
+                if let Some(link) = route.iter().map(|&l| &names.links[l as usize]).find(|&link| secs(link) > rto) {
+                    let secs = secs(link);
                     warnings.push(format!(
-                        "class {:?}: one packet ({} bytes) takes {secs:.3} s to send on link {:?}, longer than initial_rto ({} s): expect spurious timeouts",
-                        c.name,
-                        tcp.max_packet(),
-                        link.name,
-                        tcp.initial_rto.as_secs_f64()
+                        "class {:?}: one {what} ({bytes} bytes) takes {secs:.3} s to send on link {:?}, longer than initial_rto ({rto} s): expect spurious timeouts",
+                        c.name, link.name
                     ));
-                    break;
                 }
             }
         }
