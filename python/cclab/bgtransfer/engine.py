@@ -30,6 +30,7 @@ import heapq
 import math
 import os
 import random
+import sqlite3
 import sys
 import time
 from collections import deque
@@ -476,18 +477,18 @@ class Manager:
                 arrive(now, Chunk(next_id, job, s, e))
                 next_id += 1
 
-        def start(cid: int) -> None:
+        def start(cid: int, now: float) -> None:
             c = chunks[cid]
             if c.job.state != "pending":  # its file failed meanwhile: the slot is freed at once
-                finish_chunk(c, None)
+                finish_chunk(c, None, now)
                 return
             tasks[asyncio.ensure_future(self.transfer(c))] = c
             self.max_seen = max(self.max_seen, len(tasks))
 
-        def finish_chunk(c: Chunk, exc: BaseException | None, now: float | None = None) -> None:
+        def finish_chunk(c: Chunk, exc: BaseException | None, now: float) -> None:
             """The chunk left the network (or never entered it)."""
             if ctrl is not None:
-                ctrl.complete(self.clock() if now is None else now)
+                ctrl.complete(now)
             if exc is None:
                 c.job.outstanding -= 1
                 self.maybe_finish(c.job)
@@ -502,12 +503,12 @@ class Manager:
                 while ctrl.next_deadline() <= now:
                     ctrl.on_deadline(now, float(self.delivered))
                 while len(tasks) < self.max_active and (cid := ctrl.admit(now)) is not None:
-                    start(cid)
+                    start(cid, now)
                 if self.trace_on and (not self.trace or self.trace[-1][1:] != (ctrl.limit, ctrl.active, ctrl.waiting)):
                     self.trace.append((now, ctrl.limit, ctrl.active, ctrl.waiting))
             else:
                 while local_queue and len(tasks) < self.max_active:
-                    start(local_queue.popleft())
+                    start(local_queue.popleft(), now)
             if self.disk_full:
                 for t in tasks:
                     t.cancel()
@@ -661,7 +662,12 @@ class Manager:
             if exc.errno == errno.ENOSPC:
                 raise DiskFull(f"{job.partial}: {exc.strerror}") from None
             raise
-        self.journal.add_range(job.name, start, end)
+        try:
+            self.journal.add_range(job.name, start, end)
+        except sqlite3.OperationalError as exc:
+            if "full" in str(exc):
+                raise DiskFull(f"{self.journal.path}: {exc}") from None
+            raise
 
     # -- one file ----------------------------------------------------------------
     def maybe_finish(self, job: FileJob) -> None:

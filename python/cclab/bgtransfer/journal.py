@@ -119,9 +119,18 @@ class Journal:
             self.db.execute("UPDATE files SET bytes_done = 0, validator = NULL, state = 'pending', error = ? "
                             "WHERE name = ?", (why, name))
 
+    def note(self, sql: str, args: tuple) -> None:
+        """A write that only informs (failures, errors, runs): on a full disk it is
+        dropped rather than hide the error being reported."""
+        try:
+            self.db.execute(sql, args)
+        except sqlite3.OperationalError as exc:
+            if "full" not in str(exc):
+                raise
+
     def set_state(self, name: str, state: str, error: str | None = None, **cols) -> None:
         sets = ", ".join(f"{k} = ?" for k in cols)
-        self.db.execute(f"UPDATE files SET state = ?, error = ?{', ' + sets if sets else ''} WHERE name = ?",
+        (self.note if state == "failed" else self.db.execute)(f"UPDATE files SET state = ?, error = ?{', ' + sets if sets else ''} WHERE name = ?",
                         (state, error, *cols.values(), name))
 
     def set(self, name: str, **cols) -> None:
@@ -129,7 +138,7 @@ class Journal:
         self.db.execute(f"UPDATE files SET {sets} WHERE name = ?", (*cols.values(), name))
 
     def failure(self, name: str, error: str) -> None:
-        self.db.execute("UPDATE files SET failures = failures + 1, error = ? WHERE name = ?", (error, name))
+        self.note("UPDATE files SET failures = failures + 1, error = ? WHERE name = ?", (error, name))
 
     # ranges
     def ranges(self, name: str) -> list[tuple[int, int]]:
@@ -154,7 +163,7 @@ class Journal:
         return int(cur.lastrowid)
 
     def finish_run(self, run: int, status: int) -> None:
-        self.db.execute("UPDATE runs SET finished_at = ?, status = ? WHERE rowid = ?", (time.time(), status, run))
+        self.note("UPDATE runs SET finished_at = ?, status = ? WHERE rowid = ?", (time.time(), status, run))
 
     def runs(self) -> list[sqlite3.Row]:
         return self.db.execute("SELECT rowid AS run, * FROM runs ORDER BY rowid").fetchall()
