@@ -245,10 +245,52 @@ def test_rate_tracking_finds_the_limit_that_carries_the_demand(files, tmp_path):
         res = fetch([srv.url + "big"], tmp_path / "d", policy="rate", chunk_size=50_000, demand=600_000,
                     params={"period": 0.25, "ewma": 0.5, "step": 0.5}, **FAST)
     assert res.ok
-    limits = [l for t, l, a, w in res.limit_trace if 1.5 <= t <= 3.0]
-    assert limits and 2.2 <= sum(limits) / len(limits) <= 3.8, limits
+    m = _time_mean(res.limit_trace, 1.5, 3.0, 1)
+    assert 2.2 <= m <= 3.8, m
     # the last chunk is released at 1.8 MB / 600 kB/s = 3 s
     assert res.elapsed >= 3.0
+
+
+def _time_mean(trace, t0: float, t1: float, column: int) -> float:
+    """Time average over [t0, t1] of a column of the piecewise-constant limit trace."""
+    area = 0.0
+    for (t, *row), (nt, *_) in zip(trace, trace[1:] + [(math.inf,)]):
+        lo, hi = max(t, t0), min(nt, t1)
+        if hi > lo:
+            area += row[column - 1] * (hi - lo)
+    return area / (t1 - t0)
+
+
+def test_fairbat_keeps_the_queue_near_its_target_with_a_demand(files, tmp_path):
+    # The same link as above: FAIRBAT's eq. (2) with the trend term (docs/protocols.md)
+    # must bring m from 1 to where the queue is marginally stable, M = 3, and hold the
+    # queue near τ = 4 chunks (FAIRBAT §III). Gains scaled to the chunk rate (4 chunks/s
+    # per connection): trend·T·r' = 0.5·0.2·4 = 0.4 < 2 (stable).
+    src, _ = files
+    (src / "big").write_bytes(os.urandom(1_800_000))
+    with ServerThread(src, options=ServeOptions(conn_rate=200_000)) as srv:
+        res = fetch([srv.url + "big"], tmp_path / "d", policy="fairbat", chunk_size=50_000, demand=600_000,
+                    params={"tau": 4, "period": 0.2, "gain_start": 0.05, "gain_end": 0.05, "trend": 0.5}, **FAST)
+    assert res.ok
+    m = _time_mean(res.limit_trace, 1.0, 3.0, 1)
+    n = _time_mean(res.limit_trace, 1.0, 3.0, 3)
+    assert 2.2 <= m <= 3.8, m
+    assert 1.5 <= n <= 8, n
+    assert max(w for t, l, a, w in res.limit_trace) <= 16
+
+
+def test_a_plain_backlog_leaves_fairbat_at_m0(files, tmp_path):
+    # No demand: the controller's queue is topped up to τ, so eq. (2)'s n(t) − τ = 0 and
+    # the trend term 0 at every update: m stays m0 (2 here) until the backlog runs out.
+    src, data = files
+    with ServerThread(src, options=ServeOptions(conn_rate=500_000)) as srv:
+        res = fetch([srv.url + "a.bin"], tmp_path / "d", policy="fairbat", chunk_size=50_000,
+                    params={"tau": 5, "period": 0.1, "m0": 2}, **FAST)
+        assert res.ok and srv.stats.max_active <= 2 + 1
+    # 1 MB at 2 × 500 kB/s: about 10 updates of 0.1 s, the first 7 or so with 5 waiting
+    queued = [(l, w) for t, l, a, w in res.limit_trace if w >= 5]
+    assert len(queued) >= 5 and all(l == 2.0 for l, w in queued), res.limit_trace
+    assert res.max_active == 2
 
 
 def test_server_restart_mid_transfer(files, tmp_path):
@@ -349,3 +391,14 @@ def test_disk_full_exits_1_with_a_clear_error(files, tmp_path, monkeypatch, caps
     finally:
         if mounted:
             subprocess.run(["umount", str(dest)], check=False)
+
+
+def test_unlimited_with_a_demand_and_retries(files, tmp_path):
+    # vanilla: each chunk starts when the demand releases it (100 kB at 1 MB/s: one every
+    # 0.1 s, the last of 1 MB at 1.0 s); every 2nd GET fails and is retried
+    src, data = files
+    with ServerThread(src, options=ServeOptions(fail_every=2)) as srv:
+        res = fetch([srv.url + "a.bin"], tmp_path / "d", policy="unlimited", chunk_size=100_000, demand="1MB",
+                    **FAST)
+    assert res.ok and (tmp_path / "d/a.bin").read_bytes() == data["a.bin"]
+    assert 1.0 <= res.elapsed < 3.0 and res.limit_trace == []

@@ -412,7 +412,8 @@ class Manager:
 
     async def schedule(self) -> None:
         pol = self.policy
-        ctrl = pol.controller(0.0)
+        t_start = self.clock()
+        ctrl = pol.controller(t_start)  # its periods count from the first release
         self.ctrl = ctrl
         self.requeued: deque[FileJob] = deque()
         order = self.released_order()
@@ -493,8 +494,11 @@ class Manager:
                 c.job.outstanding -= 1
                 self.maybe_finish(c.job)
 
+        last_state = None
+        now, first = t_start, True
         while True:
-            now = self.clock()
+            now = t_start if first else max(self.clock(), now)
+            first = False
             while retry_heap and retry_heap[0][0] <= now:
                 _, cid = heapq.heappop(retry_heap)
                 arrive(now, chunks[cid])
@@ -502,10 +506,15 @@ class Manager:
             if ctrl is not None:
                 while ctrl.next_deadline() <= now:
                     ctrl.on_deadline(now, float(self.delivered))
+                # admit, then top the queue up again at the same instant (a plain backlog
+                # keeps exactly `topup` chunks waiting), until nothing more starts
                 while len(tasks) < self.max_active and (cid := ctrl.admit(now)) is not None:
                     start(cid, now)
-                if self.trace_on and (not self.trace or self.trace[-1][1:] != (ctrl.limit, ctrl.active, ctrl.waiting)):
+                    next_release = release(now)
+                state = (ctrl.limit, ctrl.active, ctrl.waiting, ctrl.updates)
+                if self.trace_on and state != last_state:
                     self.trace.append((now, ctrl.limit, ctrl.active, ctrl.waiting))
+                    last_state = state
             else:
                 while local_queue and len(tasks) < self.max_active:
                     start(local_queue.popleft(), now)
