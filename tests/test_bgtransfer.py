@@ -277,6 +277,13 @@ def test_fairbat_keeps_the_queue_near_its_target_with_a_demand(files, tmp_path):
     assert 2.2 <= m <= 3.8, m
     assert 1.5 <= n <= 8, n
     assert max(w for t, l, a, w in res.limit_trace) <= 16
+    # a later run into the same folder starts from the limit this one had learnt
+    with sqlite3.connect(tmp_path / "d/.cclab-bg/journal.sqlite") as db:
+        learnt = db.execute("SELECT last_limit FROM runs").fetchone()[0]
+    assert learnt == res.limit_trace[-1][1] and learnt != 1.0
+    with ServerThread(src) as srv:
+        again = fetch([srv.url + "c.txt"], tmp_path / "d", policy="fairbat", params={"tau": 4}, **FAST)
+    assert again.ok and again.limit_trace[0][1] == learnt
 
 
 def test_a_plain_backlog_leaves_fairbat_at_m0(files, tmp_path):

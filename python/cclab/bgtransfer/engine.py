@@ -231,7 +231,8 @@ class Manager:
         self.dest.mkdir(parents=True, exist_ok=True)
         lock = self.lock()
         self.journal = Journal(self.meta / "journal.sqlite")
-        run_id = self.journal.start_run(self.policy.name)
+        self.resume_limit = self.journal.last_limit(self.policy.name)
+        run_id = self.run_id = self.journal.start_run(self.policy.name)
         status = 1
         try:
             t = time.monotonic()
@@ -414,6 +415,12 @@ class Manager:
         pol = self.policy
         t_start = self.clock()
         ctrl = pol.controller(t_start)  # its periods count from the first release
+        if pol.name in ("fairbat", "rate") and "m0" not in pol.params and self.resume_limit is not None:
+            # resume from the limit an earlier run had learnt (the gain schedule restarts)
+            try:
+                ctrl = pol.controller(t_start, {"m0": self.resume_limit})
+            except ValueError:  # outside this run's m_min..m_max: start from m0
+                pass
         self.ctrl = ctrl
         self.requeued: deque[FileJob] = deque()
         order = self.released_order()
@@ -504,8 +511,10 @@ class Manager:
                 arrive(now, chunks[cid])
             next_release = release(now)
             if ctrl is not None:
-                while ctrl.next_deadline() <= now:
-                    ctrl.on_deadline(now, float(self.delivered))
+                if ctrl.next_deadline() <= now:
+                    while ctrl.next_deadline() <= now:
+                        ctrl.on_deadline(now, float(self.delivered))
+                    self.journal.note_limit(self.run_id, ctrl.limit)
                 # admit, then top the queue up again at the same instant (a plain backlog
                 # keeps exactly `topup` chunks waiting), until nothing more starts
                 while len(tasks) < self.max_active and (cid := ctrl.admit(now)) is not None:

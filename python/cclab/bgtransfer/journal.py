@@ -52,7 +52,8 @@ CREATE TABLE IF NOT EXISTS runs (
     started_at REAL NOT NULL,
     finished_at REAL,
     policy TEXT,
-    status INTEGER
+    status INTEGER,
+    last_limit REAL
 );
 """
 
@@ -164,6 +165,15 @@ class Journal:
 
     def finish_run(self, run: int, status: int) -> None:
         self.note("UPDATE runs SET finished_at = ?, status = ? WHERE rowid = ?", (time.time(), status, run))
+
+    def note_limit(self, run: int, limit: float) -> None:
+        self.note("UPDATE runs SET last_limit = ? WHERE rowid = ?", (limit, run))
+
+    def last_limit(self, policy: str) -> float | None:
+        """The limit an earlier run of ``policy`` had reached (to resume from it)."""
+        row = self.db.execute("SELECT last_limit FROM runs WHERE policy = ? AND last_limit IS NOT NULL "
+                              "ORDER BY rowid DESC LIMIT 1", (policy,)).fetchone()
+        return None if row is None else float(row[0])
 
     def runs(self) -> list[sqlite3.Row]:
         return self.db.execute("SELECT rowid AS run, * FROM runs ORDER BY rowid").fetchall()
