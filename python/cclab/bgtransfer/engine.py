@@ -123,6 +123,7 @@ class FileJob:
     fetched: int = 0
     verify_retries: int = 1
     initial: int = 0
+    started: bool = False
     bar: object = None
 
     @property
@@ -643,6 +644,9 @@ class Manager:
                     self.delivered += len(data)
                     self.fetched += len(data)
                     job.fetched += len(data)
+                    if not job.started:
+                        job.started = True
+                        self.journal.first_byte(job.name)
                     if self.progress and job.bar is None:
                         from tqdm import tqdm
 

@@ -138,6 +138,11 @@ class Journal:
         sets = ", ".join(f"{k} = ?" for k in cols)
         self.db.execute(f"UPDATE files SET {sets} WHERE name = ?", (*cols.values(), name))
 
+    def first_byte(self, name: str) -> None:
+        """The file's first byte arrived (kept from the first run that got one)."""
+        self.note("UPDATE files SET first_byte_at = COALESCE(first_byte_at, ?) WHERE name = ?",
+                        (time.time(), name))
+
     def failure(self, name: str, error: str) -> None:
         self.note("UPDATE files SET failures = failures + 1, error = ? WHERE name = ?", (error, name))
 
