@@ -36,7 +36,7 @@ def sha(b: bytes) -> str:
 def files(tmp_path):
     src = tmp_path / "srv"
     src.mkdir()
-    rnd = {"a.bin": os.urandom(1_000_000), "b.bin": os.urandom(600_000), "c.txt": b"hello\n"}
+    rnd = {"a.bin": os.urandom(1_000_000), "b.bin": os.urandom(600_000), "c.txt": b"hello\n", "empty": b""}
     for k, v in rnd.items():
         (src / k).write_bytes(v)
     return src, rnd
@@ -128,11 +128,11 @@ def test_manifest_fetch_and_status(files, tmp_path, capsys):
     capsys.readouterr()
     assert cli.main(["bg", "status", str(dest), "--json"]) == 0
     st = json.loads(capsys.readouterr().out)
-    assert [f["state"] for f in st["files"]] == ["done"] * 4
+    assert [f["state"] for f in st["files"]] == ["done"] * 5
     assert st["files"][0]["bytes_done"] == 1_000_000 and st["files"][0]["sha256"] == sha(data["a.bin"])
     assert [r["status"] for r in st["runs"]] == [0, 0]
     assert cli.main(["bg", "status", str(dest)]) == 0
-    assert "4 files: 4 done" in capsys.readouterr().out
+    assert "5 files: 5 done" in capsys.readouterr().out
 
 
 def test_bad_input_exits_2_before_any_transfer(tmp_path, capsys):
@@ -409,3 +409,24 @@ def test_unlimited_with_a_demand_and_retries(files, tmp_path):
                     **FAST)
     assert res.ok and (tmp_path / "d/a.bin").read_bytes() == data["a.bin"]
     assert 1.0 <= res.elapsed < 3.0 and res.limit_trace == []
+
+
+def test_a_crash_between_the_last_range_and_the_rename(files, tmp_path, monkeypatch):
+    # every range journaled, the process dies before the rename: the next run verifies
+    # and places the file without fetching a byte
+    from cclab.bgtransfer import engine
+
+    src, data = files
+
+    async def crash(self, job):
+        raise RuntimeError("crash before the rename")
+
+    with ServerThread(src) as srv:
+        with monkeypatch.context() as m:
+            m.setattr(engine.Manager, "place", crash)
+            with pytest.raises(RuntimeError, match="crash before the rename"):
+                fetch([srv.url + "b.bin"], tmp_path / "d", policy="static:2", chunk_size=100_000, **FAST)
+        assert not (tmp_path / "d/b.bin").exists() and srv.stats.bytes_sent == 600_000
+        res = fetch([srv.url + "b.bin"], tmp_path / "d", policy="static:2", chunk_size=100_000, **FAST)
+        assert res.ok and res.bytes_fetched == 0 and srv.stats.bytes_sent == 600_000
+    assert (tmp_path / "d/b.bin").read_bytes() == data["b.bin"]

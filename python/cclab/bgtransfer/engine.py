@@ -37,6 +37,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..sweeps.store import _fsync_dir as fsync_dir  # the result store's: open, fsync, close
 from .journal import Journal, gaps
 from .manifest import RESERVED, Entry
 from .policy import Policy
@@ -142,14 +143,6 @@ class Chunk:
     @property
     def bytes(self) -> int:
         return self.end - self.start
-
-
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def sha256_of(path: Path) -> tuple[int, str]:
@@ -310,7 +303,7 @@ class Manager:
         # Never overwrite a good file; skip one that is already the right one.
         if job.final.exists():
             if not job.final.is_file():
-                return self.fail(job, f"{job.final} exists and is not a file", fatal=True)
+                return self.fail(job, f"{job.final} exists and is not a file")
             if row is not None and row["state"] == "done" and row["sha256"]:
                 expect = e.sha256 or row["sha256"]
             else:
@@ -323,11 +316,11 @@ class Manager:
                     return None
                 if not self.overwrite:
                     return self.fail(job, f"{job.final} exists with a different SHA-256 ({digest[:12]}…, expected "
-                                          f"{expect[:12]}…): not overwritten (use --overwrite)", fatal=True)
+                                          f"{expect[:12]}…): not overwritten (use --overwrite)")
         try:
             await self.probe(job)
         except (Fatal, Transient) as exc:
-            return self.fail(job, str(exc), fatal=True)
+            return self.fail(job, str(exc))
         if row is not None and row["validator"] and job.validator and row["validator"] != job.validator:
             self.journal.reset_file(e.name, "the file changed on the server: partial data dropped")
         self.journal.set(e.name, size=job.size)
@@ -384,7 +377,7 @@ class Manager:
             raise Fatal(f"{e.url}: the server has {size} bytes, the manifest says {e.size}")
         job.size = size
 
-    def fail(self, job: FileJob, error: str, fatal: bool = True) -> None:
+    def fail(self, job: FileJob, error: str) -> None:
         job.state, job.error = "failed", error
         job.pending_chunks.clear()
         self.journal.failure(job.name, error)
@@ -425,7 +418,6 @@ class Manager:
         self.ctrl = ctrl
         self.requeued: deque[FileJob] = deque()
         order = self.released_order()
-        total_bytes = sum((j.size or 0) for j in self.jobs if j.state == "pending")
         pending_bytes = sum(e - s for j in self.jobs for s, e in j.pending_chunks)
         demand = self.demand
         if demand is None and self.within is not None:
@@ -436,7 +428,6 @@ class Manager:
                 topup = math.ceil(float(pol.param("tau", 100.0)))
             elif pol.name == "rate":
                 topup = 1
-        del total_bytes
         chunks: dict[int, Chunk] = {}
         next_id = 0
         released_bytes = 0.0
@@ -502,6 +493,11 @@ class Manager:
                 c.job.outstanding -= 1
                 self.maybe_finish(c.job)
 
+        # files with nothing left to fetch (empty, or every range journaled before a kill
+        # came between the last range and the rename) go straight to verification
+        for job in self.jobs:
+            if job.state == "pending" and not job.pending_chunks:
+                self.maybe_finish(job)
         last_state = None
         now, first = t_start, True
         while True:
