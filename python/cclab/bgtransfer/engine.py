@@ -30,6 +30,7 @@ import heapq
 import math
 import os
 import random
+import signal
 import sqlite3
 import sys
 import time
@@ -230,7 +231,10 @@ class Manager:
         status = 1
         try:
             t = time.monotonic()
-            outcomes = asyncio.run(self.main())
+            try:
+                outcomes = asyncio.run(self.main())
+            except asyncio.CancelledError:  # SIGTERM
+                raise KeyboardInterrupt from None
             res = FetchResult(files=outcomes, policy=self.policy.name, elapsed=time.monotonic() - t,
                               bytes_fetched=self.fetched, limit_trace=self.trace, max_active=self.max_seen,
                               averages=self.averages)
@@ -252,6 +256,9 @@ class Manager:
         async with aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False,
                                          headers={"Accept-Encoding": "identity"}) as session:
             self.session = session
+            loop = asyncio.get_running_loop()
+            me = asyncio.current_task()
+            loop.add_signal_handler(signal.SIGTERM, me.cancel)  # SIGTERM stops as cleanly as Ctrl-C
             await self.prepare()
             try:
                 await self.schedule()
@@ -500,82 +507,89 @@ class Manager:
                 self.maybe_finish(job)
         last_state = None
         now, first = t_start, True
-        while True:
-            now = t_start if first else max(self.clock(), now)
-            first = False
-            while retry_heap and retry_heap[0][0] <= now:
-                _, cid = heapq.heappop(retry_heap)
-                arrive(now, chunks[cid])
-            next_release = release(now)
-            if ctrl is not None:
-                if ctrl.next_deadline() <= now:
-                    while ctrl.next_deadline() <= now:
-                        ctrl.on_deadline(now, float(self.delivered))
-                    self.journal.note_limit(self.run_id, ctrl.limit)
-                # admit, then top the queue up again at the same instant (a plain backlog
-                # keeps exactly `topup` chunks waiting), until nothing more starts
-                while len(tasks) < self.max_active and (cid := ctrl.admit(now)) is not None:
-                    start(cid, now)
-                    next_release = release(now)
-                state = (ctrl.limit, ctrl.active, ctrl.waiting, ctrl.updates)
-                if self.trace_on and state != last_state:
-                    self.trace.append((now, ctrl.limit, ctrl.active, ctrl.waiting))
-                    last_state = state
-            else:
-                while local_queue and len(tasks) < self.max_active:
-                    start(local_queue.popleft(), now)
-            if self.disk_full:
-                for t in tasks:
-                    t.cancel()
-            if not tasks and not self.finishing and not retry_heap and next_release == math.inf \
-                    and not local_queue and (ctrl is None or ctrl.waiting == 0) and not self.requeued:
-                break
-            wake = min(next_release, retry_heap[0][0] if retry_heap else math.inf,
-                       ctrl.next_deadline() if ctrl is not None else math.inf)
-            timeout = None if wake == math.inf else max(0.0, wake - self.clock())
-            if tasks or self.finishing:
-                done, _ = await asyncio.wait(set(tasks) | self.finishing, timeout=timeout,
-                                             return_when=asyncio.FIRST_COMPLETED)
-            else:
-                await asyncio.sleep(timeout if timeout is not None else 0.05)
-                done = set()
-            now = self.clock()
-            for t in done:
-                if t in self.finishing:
-                    self.finishing.discard(t)
-                    if not t.cancelled() and t.exception() is not None:
-                        raise t.exception()
-                    continue
-                c = tasks.pop(t)
-                exc = t.exception() if not t.cancelled() else asyncio.CancelledError()
-                if exc is None:
-                    finish_chunk(c, None, now)
-                    continue
-                if isinstance(exc, DiskFull) or isinstance(exc, asyncio.CancelledError) and self.disk_full:
-                    self.disk_full = self.disk_full or str(exc)
+        try:
+            while True:
+                now = t_start if first else max(self.clock(), now)
+                first = False
+                while retry_heap and retry_heap[0][0] <= now:
+                    _, cid = heapq.heappop(retry_heap)
+                    arrive(now, chunks[cid])
+                next_release = release(now)
+                if ctrl is not None:
+                    if ctrl.next_deadline() <= now:
+                        while ctrl.next_deadline() <= now:
+                            ctrl.on_deadline(now, float(self.delivered))
+                        self.journal.note_limit(self.run_id, ctrl.limit)
+                    # admit, then top the queue up again at the same instant (a plain backlog
+                    # keeps exactly `topup` chunks waiting), until nothing more starts
+                    while len(tasks) < self.max_active and (cid := ctrl.admit(now)) is not None:
+                        start(cid, now)
+                        next_release = release(now)
+                    state = (ctrl.limit, ctrl.active, ctrl.waiting, ctrl.updates)
+                    if self.trace_on and state != last_state:
+                        self.trace.append((now, ctrl.limit, ctrl.active, ctrl.waiting))
+                        last_state = state
+                else:
+                    while local_queue and len(tasks) < self.max_active:
+                        start(local_queue.popleft(), now)
+                if self.disk_full:
+                    for t in tasks:
+                        t.cancel()
+                if not tasks and not self.finishing and not retry_heap and next_release == math.inf \
+                        and not local_queue and (ctrl is None or ctrl.waiting == 0) and not self.requeued:
+                    break
+                wake = min(next_release, retry_heap[0][0] if retry_heap else math.inf,
+                           ctrl.next_deadline() if ctrl is not None else math.inf)
+                timeout = None if wake == math.inf else max(0.0, wake - self.clock())
+                if tasks or self.finishing:
+                    done, _ = await asyncio.wait(set(tasks) | self.finishing, timeout=timeout,
+                                                 return_when=asyncio.FIRST_COMPLETED)
+                else:
+                    await asyncio.sleep(timeout if timeout is not None else 0.05)
+                    done = set()
+                now = self.clock()
+                for t in done:
+                    if t in self.finishing:
+                        self.finishing.discard(t)
+                        if not t.cancelled() and t.exception() is not None:
+                            raise t.exception()
+                        continue
+                    c = tasks.pop(t)
+                    exc = t.exception() if not t.cancelled() else asyncio.CancelledError()
+                    if exc is None:
+                        finish_chunk(c, None, now)
+                        continue
+                    if isinstance(exc, DiskFull) or isinstance(exc, asyncio.CancelledError) and self.disk_full:
+                        self.disk_full = self.disk_full or str(exc)
+                        finish_chunk(c, exc, now)
+                        c.job.outstanding -= 1
+                        if c.job.state == "pending":
+                            self.fail(c.job, f"disk full: {self.disk_full}")
+                        continue
                     finish_chunk(c, exc, now)
+                    if isinstance(exc, Transient) and c.attempts < self.retries and c.job.state == "pending":
+                        delay = backoff(c.attempts, self.rng, self.backoff_base, self.backoff_cap)
+                        c.attempts += 1
+                        self.journal.failure(c.job.name, str(exc))
+                        heapq.heappush(retry_heap, (now + delay, c.id))
+                        continue
                     c.job.outstanding -= 1
                     if c.job.state == "pending":
-                        self.fail(c.job, f"disk full: {self.disk_full}")
-                    continue
-                finish_chunk(c, exc, now)
-                if isinstance(exc, Transient) and c.attempts < self.retries and c.job.state == "pending":
-                    delay = backoff(c.attempts, self.rng, self.backoff_base, self.backoff_cap)
-                    c.attempts += 1
-                    self.journal.failure(c.job.name, str(exc))
-                    heapq.heappush(retry_heap, (now + delay, c.id))
-                    continue
-                c.job.outstanding -= 1
-                if c.job.state == "pending":
-                    why = str(exc) if isinstance(exc, (Fatal, Transient)) else describe(exc)
-                    if isinstance(exc, Transient):
-                        why += f" (gave up after {self.retries} retries)"
-                    self.fail(c.job, why)
-                self.maybe_finish(c.job)
-            if self.disk_full:
-                for job in self.jobs:
-                    if job.state == "pending":
-                        self.fail(job, f"not fetched: the disk is full ({self.disk_full})")
+                        why = str(exc) if isinstance(exc, (Fatal, Transient)) else describe(exc)
+                        if isinstance(exc, Transient):
+                            why += f" (gave up after {self.retries} retries)"
+                        self.fail(c.job, why)
+                    self.maybe_finish(c.job)
+                if self.disk_full:
+                    for job in self.jobs:
+                        if job.state == "pending":
+                            self.fail(job, f"not fetched: the disk is full ({self.disk_full})")
+        finally:
+            # an interruption (Ctrl-C, SIGTERM): the chunks in flight record what they got
+            for t in tasks:
+                t.cancel()
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
         if ctrl is not None:
             ctrl.advance_to(self.clock())
             self.averages = dict(ctrl.averages())
