@@ -297,6 +297,9 @@ def test_a_plain_backlog_leaves_fairbat_at_m0(files, tmp_path):
     # 1 MB at 2 × 500 kB/s: about 10 updates of 0.1 s, the first 7 or so with 5 waiting
     queued = [(l, w) for t, l, a, w in res.limit_trace if w >= 5]
     assert len(queued) >= 5 and all(l == 2.0 for l, w in queued), res.limit_trace
+    # the parameters after defaults come from the crate (docs/protocols.md's table)
+    assert res.params["tau"] == 5.0 and res.params["period_s"] == 0.1 and res.params["m0"] == 2.0
+    assert res.params["gain_start"] == 0.003 and res.params["trend"] == 0.03
     assert res.max_active == 2
 
 

@@ -3,7 +3,7 @@
 //! (`cclab.bgtransfer`). Parameters are read and checked by `cclab_control::read`
 //! exactly as for the flow-level simulator (same keys, defaults and messages).
 use crate::flowsim::{read_access, Value};
-use cclab_control::AccessController as Controller;
+use cclab_control::{AccessController as Controller, AccessParams};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -17,6 +17,7 @@ use std::collections::HashMap;
 #[pyclass(module = "cclab._core")]
 pub struct AccessController {
     inner: Controller<u64>,
+    params: AccessParams,
     policy: &'static str,
     last: f64,
 }
@@ -48,7 +49,7 @@ impl AccessController {
         }
         let inner = Controller::new(&a, start, measure_from.unwrap_or(start))
             .map_err(|e| PyValueError::new_err(format!("{at}.{}: {}", e.key, e.message)))?;
-        Ok(AccessController { inner, policy: a.policy(), last: start })
+        Ok(AccessController { inner, params: a, policy: a.policy(), last: start })
     }
 
     /// A chunk `id` of `bytes` arrives at `now` and waits.
@@ -123,6 +124,12 @@ impl AccessController {
     #[getter]
     fn measures_delivery(&self) -> bool {
         self.inner.measures_delivery()
+    }
+
+    /// Every parameter after defaults, in the canonical JSON form of the simulators'
+    /// configurations (`{"policy": "fairbat", "m0": 1.0, ..., "period_s": 120.0, ...}`).
+    fn params_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.params).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     /// Time averages since `measure_from`: span, limit, limit_sd, active, waiting.

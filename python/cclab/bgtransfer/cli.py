@@ -62,7 +62,8 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
 
         print(json.dumps({"status": res.status, "policy": res.policy, "elapsed_s": res.elapsed,
                           "bytes_fetched": res.bytes_fetched, "max_active": res.max_active,
-                          "averages": res.averages, "files": [asdict(f) for f in res.files]}, indent=2))
+                          "averages": res.averages, "params": res.params,
+                          "files": [asdict(f) for f in res.files]}, indent=2))
     else:
         done = sum(f.state in ("done", "skipped") for f in res.files)
         rate = res.bytes_fetched / res.elapsed if res.elapsed > 0 else 0.0

@@ -26,6 +26,7 @@ import asyncio
 import errno
 import fcntl
 import hashlib
+import json
 import heapq
 import math
 import os
@@ -94,6 +95,7 @@ class FetchResult:
     limit_trace: list[tuple[float, float, int, int]] = field(default_factory=list)  # (t, limit, active, waiting)
     max_active: int = 0
     averages: dict | None = None
+    params: dict | None = None  # the controller's parameters after defaults (canonical form)
 
     @property
     def ok(self) -> bool:
@@ -237,7 +239,7 @@ class Manager:
                 raise KeyboardInterrupt from None
             res = FetchResult(files=outcomes, policy=self.policy.name, elapsed=time.monotonic() - t,
                               bytes_fetched=self.fetched, limit_trace=self.trace, max_active=self.max_seen,
-                              averages=self.averages)
+                              averages=self.averages, params=getattr(self, "params", None))
             status = res.status
             return res
         finally:
@@ -423,6 +425,8 @@ class Manager:
             except ValueError:  # outside this run's m_min..m_max: start from m0
                 pass
         self.ctrl = ctrl
+        # every parameter after defaults, from the crate (no second copy of a default here)
+        self.params = json.loads(ctrl.params_json()) if ctrl is not None else None
         self.requeued: deque[FileJob] = deque()
         order = self.released_order()
         pending_bytes = sum(e - s for j in self.jobs for s, e in j.pending_chunks)
@@ -432,7 +436,7 @@ class Manager:
         topup = None
         if demand is None:
             if pol.name == "fairbat":
-                topup = math.ceil(float(pol.param("tau", 100.0)))
+                topup = math.ceil(self.params["tau"])
             elif pol.name == "rate":
                 topup = 1
         chunks: dict[int, Chunk] = {}

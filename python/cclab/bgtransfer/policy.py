@@ -43,9 +43,6 @@ class Policy:
         except ValueError as exc:
             raise ValueError(str(exc).replace("--param.", "--param ", 1)) from None
 
-    def param(self, key: str, default=None):
-        return (self.params or {}).get(key, default)
-
 
 def _value(text: str):
     try:
