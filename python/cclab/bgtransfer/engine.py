@@ -338,10 +338,12 @@ class Manager:
         job.partial.parent.mkdir(parents=True, exist_ok=True)
         job.fd = os.open(job.partial, os.O_RDWR | os.O_CREAT, 0o644)
         missing = gaps(self.journal.ranges(e.name), job.size)
-        for s, t in missing:
+        job.initial = job.size - sum(t - s for s, t in missing)
+        if job.no_range and missing:  # the server ignores Range: one request takes the whole file
+            job.pending_chunks.append((0, job.size))
+        for s, t in missing if not job.no_range else []:
             for a in range(s, t, self.chunk_size):
                 job.pending_chunks.append((a, min(t, a + self.chunk_size)))
-        job.initial = job.size - sum(t - s for s, t in missing)
         return None
 
     async def probe(self, job: FileJob) -> None:
@@ -615,7 +617,7 @@ class Manager:
         headers = {"Range": f"bytes={c.start}-{c.end - 1}"}
         pos = c.start
         base = c.start
-        whole = None
+        whole = other = None
         try:
             async with self.session.get(url, headers=headers, allow_redirects=True) as r:
                 if r.status == 206:
@@ -628,16 +630,20 @@ class Manager:
                     self.check_validator(job, r)
                     end = c.end
                 elif r.status == 200:
-                    # The server ignores Range: the whole file comes; take all of it.
+                    # The server ignores Range: the whole file comes; take all of it, unless
+                    # another chunk of the file is already taking it (then wait for that one).
                     job.no_range = True
-                    if job.whole is None or job.whole.is_set():
-                        job.whole = whole = asyncio.Event()
                     length = r.headers.get("Content-Length")
                     if length is not None and length.isdigit() and int(length) != job.size:
                         raise Fatal(f"{url}: the file's size changed on the server ({job.size} -> {length} bytes)")
                     self.check_validator(job, r)
-                    pos = base = 0
-                    end = job.size
+                    if job.whole is not None and not job.whole.is_set():
+                        other = job.whole
+                        end = pos
+                    else:
+                        job.whole = whole = asyncio.Event()
+                        pos = base = 0
+                        end = job.size
                 elif r.status == 416:
                     raise Fatal(f"{url}: HTTP 416 for bytes {c.start}-{c.end - 1}: the file shrank on the server")
                 elif r.status >= 500 or r.status in (408, 429):
@@ -672,6 +678,11 @@ class Manager:
                         self.overall.update(len(data))
                 if pos < end:
                     raise Transient(f"{url}: the body stopped at byte {pos} of {c.start}-{end - 1}")
+            if other is not None:
+                await other.wait()
+                if any(e > c.start and s < c.end for s, e in gaps(self.journal.ranges(job.name), job.size)):
+                    raise Transient(f"{url}: the whole-file body that was to cover bytes {c.start}-{c.end - 1} "
+                                    f"stopped short")
         except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError) as exc:
             raise Transient(f"{url}: {describe(exc)}") from None
         finally:
