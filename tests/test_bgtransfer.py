@@ -276,7 +276,12 @@ def test_fairbat_keeps_the_queue_near_its_target_with_a_demand(files, tmp_path):
     with ServerThread(src, options=ServeOptions(conn_rate=200_000)) as srv:
         res = fetch([srv.url + "big"], tmp_path / "d", policy="fairbat", chunk_size=50_000, demand=600_000,
                     params={"tau": 4, "period": 0.2, "gain_start": 0.05, "gain_end": 0.05, "trend": 0.5}, **FAST)
+        on_wire = srv.stats.max_active
     assert res.ok
+    # m(t) on the wire: never more bodies than ⌈the highest limit so far⌉ (a limit that
+    # falls stops no chunk), +1 for the server's late count (test_the_limit_holds_on_the_wire)
+    assert res.max_active <= math.ceil(max(l for t, l, a, w in res.limit_trace))
+    assert on_wire <= math.ceil(max(l for t, l, a, w in res.limit_trace)) + 1
     m = _time_mean(res.limit_trace, 1.0, 3.0, 1)
     n = _time_mean(res.limit_trace, 1.0, 3.0, 3)
     assert 2.2 <= m <= 3.8, m
