@@ -480,7 +480,7 @@ class Manager:
                     lookahead = None
                     continue
                 if demand is not None:
-                    due = (released_bytes + (e - s)) / demand
+                    due = t_start + (released_bytes + (e - s)) / demand  # the fluid, from the first release
                     if due > now:
                         return due
                 elif topup is not None and ctrl is not None and ctrl.waiting >= topup:
