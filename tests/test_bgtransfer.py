@@ -467,3 +467,29 @@ def test_sigterm_records_the_bytes_in_flight(tmp_path):
         done = db.execute("SELECT bytes_done FROM files").fetchone()[0]
     # one chunk of 1 MB, cut: what arrived is kept (less what was still in the socket buffers)
     assert 0 < done <= sent < len(data), (done, sent)
+
+
+def test_https_with_a_trusted_certificate_only(files, tmp_path, capsys):
+    # a self-signed certificate for 127.0.0.1 (openssl's command line): fetched over https
+    # when trusted with --ca-file; refused at once (no retries: a certificate does not
+    # heal) when not
+    import shutil
+
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl command to make a test certificate")
+    src, data = files
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                           "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out",
+                           str(cert)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"openssl could not make a certificate: {made.stderr.decode()[-200:]}")
+    with ServerThread(src, options=ServeOptions(tls_cert=str(cert), tls_key=str(key))) as srv:
+        assert srv.url.startswith("https://")
+        code = cli.main(["bg", "fetch", srv.url + "b.bin", "-d", str(tmp_path / "d"), "--ca-file", str(cert),
+                         "--policy", "static:2", "--chunk-size", "100kB", "--quiet"])
+        assert code == 0 and (tmp_path / "d/b.bin").read_bytes() == data["b.bin"]
+        t = time.monotonic()
+        code = cli.main(["bg", "fetch", srv.url + "a.bin", "-d", str(tmp_path / "d"), "--quiet"])
+        assert code == 1 and time.monotonic() - t < 2.0
+        assert "certificate verify failed" in capsys.readouterr().err

@@ -21,8 +21,8 @@ __all__ = ["fetch", "FetchResult", "FileOutcome", "Entry", "ManifestError", "loa
 def fetch(sources, dest: str | os.PathLike, *, policy: str = "fairbat", params: dict | list | None = None,
           chunk_size: int | str = DEFAULT_CHUNK, demand: float | str | None = None, within: float | None = None,
           retries: int = DEFAULT_RETRIES, timeout: float = DEFAULT_TIMEOUT, overwrite: bool = False,
-          progress: bool = True, max_active: int = DEFAULT_MAX_ACTIVE, backoff: tuple[float, float] | None = None
-          ) -> FetchResult:
+          progress: bool = True, max_active: int = DEFAULT_MAX_ACTIVE, backoff: tuple[float, float] | None = None,
+          ca_file: str | os.PathLike | None = None) -> FetchResult:
     """Fetch ``sources`` into the folder ``dest`` under access control.
 
     sources: URLs, manifest paths (TOML/JSON), ``Entry`` objects or dicts
@@ -37,7 +37,8 @@ def fetch(sources, dest: str | os.PathLike, *, policy: str = "fairbat", params: 
     retries: retries of transient failures per chunk; timeout: seconds to connect and
         between two reads; overwrite: replace an existing different file;
         max_active: a cap on simultaneous connections whatever the policy;
-        backoff: (base, cap) seconds of the exponential backoff.
+        backoff: (base, cap) seconds of the exponential backoff;
+        ca_file: a PEM file of certificate authorities to trust for https (default: the system's).
 
     Bad input raises ValueError (ManifestError) before any transfer. Failures of files
     are in the result (``result.status``: 0 all done, 1 some failed)."""
@@ -63,7 +64,9 @@ def fetch(sources, dest: str | os.PathLike, *, policy: str = "fairbat", params: 
     base, cap = backoff if backoff is not None else (BACKOFF_BASE, BACKOFF_CAP)
     if not (0 < base <= cap):
         raise ValueError(f"backoff: expected 0 < base <= cap, got {backoff!r}")
+    if ca_file is not None and not os.path.isfile(ca_file):
+        raise ValueError(f"ca_file: {ca_file}: no such file")
     m = Manager(entries, dest, pol, chunk_size=chunk, demand=demand, within=within, retries=retries,
                 timeout=timeout, overwrite=overwrite, progress=progress, max_active=max_active,
-                backoff_base=base, backoff_cap=cap)
+                backoff_base=base, backoff_cap=cap, ca_file=ca_file)
     return m.run()

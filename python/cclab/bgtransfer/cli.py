@@ -20,8 +20,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     if args.fail_every < 0 or args.drop_every < 0:
         raise ValueError("bg serve: --fail-every and --drop-every take a count >= 0")
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise ValueError("bg serve: give --tls-cert and --tls-key together")
     opts = ServeOptions(rate=args.rate, conn_rate=args.conn_rate, fail_every=args.fail_every,
-                        drop_every=args.drop_every, ignore_range=args.ignore_range)
+                        drop_every=args.drop_every, ignore_range=args.ignore_range, tls_cert=args.tls_cert,
+                        tls_key=args.tls_key)
     return serve_forever(args.dir, args.host, args.port, opts)
 
 
@@ -43,6 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--drop-every", type=int, default=0, metavar="N",
                    help="fault injection: every N-th GET's connection is closed after half the body")
     s.add_argument("--ignore-range", action="store_true", help="fault injection: ignore Range (always 200)")
+    s.add_argument("--tls-cert", default=None, metavar="PEM", help="serve https with this certificate (chain)")
+    s.add_argument("--tls-key", default=None, metavar="PEM", help="the certificate's private key")
     s.set_defaults(func=_cmd_serve)
     _register_fetch(bsub)
 
@@ -55,7 +60,7 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
 
     res = fetch(args.sources, args.dest, policy=args.policy, params=args.param, chunk_size=args.chunk_size,
                 demand=args.demand, within=args.within, retries=args.retries, timeout=args.timeout,
-                overwrite=args.overwrite, progress=not args.quiet, max_active=args.max_active)
+                overwrite=args.overwrite, progress=not args.quiet, max_active=args.max_active, ca_file=args.ca_file)
     if args.json:
         import json
         from dataclasses import asdict
@@ -111,6 +116,8 @@ def _register_fetch(bsub) -> None:
     f.add_argument("--max-active", type=int, default=DEFAULT_MAX_ACTIVE,
                    help=f"cap on simultaneous connections, any policy (default {DEFAULT_MAX_ACTIVE})")
     f.add_argument("--overwrite", action="store_true", help="replace existing files whose checksum differs")
+    f.add_argument("--ca-file", default=None, metavar="PEM",
+                   help="certificate authorities to trust for https URLs (default: the system's)")
     f.add_argument("--json", action="store_true", help="print the outcome as JSON")
     f.add_argument("--quiet", action="store_true", help="no progress bars")
     f.set_defaults(func=_cmd_fetch)

@@ -176,7 +176,8 @@ class Manager:
                  chunk_size: int = DEFAULT_CHUNK, demand: float | None = None, within: float | None = None,
                  retries: int = DEFAULT_RETRIES, timeout: float = DEFAULT_TIMEOUT, overwrite: bool = False,
                  progress: bool = True, max_active: int = DEFAULT_MAX_ACTIVE,
-                 backoff_base: float = BACKOFF_BASE, backoff_cap: float = BACKOFF_CAP, trace: bool = True):
+                 backoff_base: float = BACKOFF_BASE, backoff_cap: float = BACKOFF_CAP, trace: bool = True,
+                 ca_file: str | os.PathLike | None = None):
         self.entries = entries
         self.dest = Path(dest)
         self.policy = policy
@@ -190,6 +191,7 @@ class Manager:
         self.max_active = max_active
         self.backoff_base, self.backoff_cap = backoff_base, backoff_cap
         self.trace_on = trace
+        self.ca_file = ca_file
         self.rng = random.Random()
         self.meta = self.dest / RESERVED
         self.jobs: list[FileJob] = []
@@ -252,7 +254,12 @@ class Manager:
 
         self.t0 = time.monotonic()
         self.averages = None
-        connector = aiohttp.TCPConnector(limit=0, force_close=True)
+        ssl_ctx = True  # verify with the system's certificates
+        if self.ca_file is not None:
+            import ssl
+
+            ssl_ctx = ssl.create_default_context(cafile=str(self.ca_file))
+        connector = aiohttp.TCPConnector(limit=0, force_close=True, ssl=ssl_ctx)
         timeout = aiohttp.ClientTimeout(total=None, connect=self.timeout, sock_connect=self.timeout,
                                         sock_read=self.timeout)
         async with aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False,
@@ -377,6 +384,8 @@ class Manager:
                             raise Transient(f"{e.url}: HTTP {r.status} {r.reason or ''}".rstrip())
                         job.validator = r.headers.get("ETag") or r.headers.get("Last-Modified")
                 break
+            except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError) as exc:
+                raise Fatal(f"{e.url}: {describe(exc)}") from None  # retrying will not fix a certificate
             except (aiohttp.ClientError, asyncio.TimeoutError, Transient) as exc:
                 if attempt == self.retries:
                     raise Transient(f"{e.url}: {describe(exc)} (after {self.retries} retries)") from None
@@ -683,6 +692,8 @@ class Manager:
                 if any(e > c.start and s < c.end for s, e in gaps(self.journal.ranges(job.name), job.size)):
                     raise Transient(f"{url}: the whole-file body that was to cover bytes {c.start}-{c.end - 1} "
                                     f"stopped short")
+        except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError) as exc:
+            raise Fatal(f"{url}: {describe(exc)}") from None
         except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError) as exc:
             raise Transient(f"{url}: {describe(exc)}") from None
         finally:

@@ -117,6 +117,18 @@ class ServeOptions:
     fail_every: int = 0
     drop_every: int = 0
     ignore_range: bool = False
+    tls_cert: str | None = None
+    tls_key: str | None = None
+
+    def ssl_context(self):
+        """The server's TLS context (None: plain http)."""
+        if self.tls_cert is None:
+            return None
+        import ssl
+
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(self.tls_cert, self.tls_key)
+        return ctx
 
 
 def parse_range(header: str, size: int) -> tuple[int, int] | None | str:
@@ -292,7 +304,7 @@ async def start(root, host: str = "127.0.0.1", port: int = 0, options: ServeOpti
     server = FileServer(root, options, stats)
     runner = web.AppRunner(server.app(), access_log=None, handle_signals=False, shutdown_timeout=shutdown_timeout)
     await runner.setup()
-    site = web.TCPSite(runner, host, port, reuse_address=True)
+    site = web.TCPSite(runner, host, port, reuse_address=True, ssl_context=server.options.ssl_context())
     await site.start()
     sockets = site._server.sockets if site._server is not None else []  # noqa: SLF001 (the bound port)
     bound = sockets[0].getsockname()[1] if sockets else port
@@ -311,7 +323,8 @@ def serve_forever(root, host: str = "127.0.0.1", port: int = 8000, options: Serv
         if o.conn_rate:
             limits.append(f"per connection {o.conn_rate:.6g} B/s")
         shown = f"[{host}]" if ":" in host else host
-        print(f"serving {Path(root).resolve()} on http://{shown}:{bound}/"
+        scheme = "https" if o.tls_cert else "http"
+        print(f"serving {Path(root).resolve()} on {scheme}://{shown}:{bound}/"
               + (f" (rate limit: {', '.join(limits)})" if limits else ""), flush=True)
         try:
             await asyncio.Event().wait()
@@ -340,7 +353,7 @@ class ServerThread:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}/"
+        return f"{'https' if self.options.tls_cert else 'http'}://{self.host}:{self.port}/"
 
     def start(self) -> "ServerThread":
         ready = threading.Event()
