@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import json
 import os
 import sys
 import threading
