@@ -741,6 +741,13 @@ class Manager:
 
     async def place(self, job: FileJob) -> None:
         """Verify size and SHA-256, then rename into place (atomic) and fsync the folder."""
+        try:
+            await self.verify_and_place(job)
+        except OSError as exc:  # reading the data, renaming, fsync: the file fails, the run goes on
+            why = f"disk full: {exc}" if exc.errno == errno.ENOSPC else f"cannot verify or place: {describe(exc)}"
+            self.fail(job, why)
+
+    async def verify_and_place(self, job: FileJob) -> None:
         name = job.name
         size, digest = await asyncio.to_thread(sha256_of, job.partial)
         expect = job.entry.sha256

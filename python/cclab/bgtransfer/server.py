@@ -61,7 +61,6 @@ class Stats:
     bytes_by_path: Counter = field(default_factory=Counter)
     active: int = 0
     max_active: int = 0
-    max_active_by_path: Counter = field(default_factory=Counter)
     aborted: int = 0
 
     def to_dict(self) -> dict:
