@@ -114,8 +114,11 @@ def test_manifest_fetch_and_status(files, tmp_path, capsys):
         man.write_text("".join(f'[[files]]\nurl = "{srv.url}{k}"\nsha256 = "{sha(v)}"\nsize = {len(v)}\n'
                                for k, v in data.items()) + f'[[files]]\nurl = "{srv.url}a.bin"\nname = "sub/copy"\n')
         code = cli.main(["bg", "fetch", str(man), "-d", str(dest), "--policy", "static:2", "--chunk-size", "200kB",
-                         "--quiet"])
+                         "--quiet", "--trace", str(tmp_path / "trace.csv")])
         assert code == 0
+        rows = (tmp_path / "trace.csv").read_text().splitlines()
+        assert rows[0] == "t_s,limit,active,waiting" and all(r.split(",")[1] == "2.0" for r in rows[1:])
+        assert max(int(r.split(",")[2]) for r in rows[1:]) == 2
         for k, v in data.items():
             assert (dest / k).read_bytes() == v
         assert (dest / "sub/copy").read_bytes() == data["a.bin"]

@@ -61,6 +61,13 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
     res = fetch(args.sources, args.dest, policy=args.policy, params=args.param, chunk_size=args.chunk_size,
                 demand=args.demand, within=args.within, retries=args.retries, timeout=args.timeout,
                 overwrite=args.overwrite, progress=not args.quiet, max_active=args.max_active, ca_file=args.ca_file)
+    if args.trace:
+        import csv
+
+        with open(args.trace, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["t_s", "limit", "active", "waiting"])
+            w.writerows(res.limit_trace)
     if args.json:
         import json
         from dataclasses import asdict
@@ -118,6 +125,8 @@ def _register_fetch(bsub) -> None:
     f.add_argument("--overwrite", action="store_true", help="replace existing files whose checksum differs")
     f.add_argument("--ca-file", default=None, metavar="PEM",
                    help="certificate authorities to trust for https URLs (default: the system's)")
+    f.add_argument("--trace", default=None, metavar="CSV",
+                   help="write the controller's trace: t_s, limit, active, waiting at every change")
     f.add_argument("--json", action="store_true", help="print the outcome as JSON")
     f.add_argument("--quiet", action="store_true", help="no progress bars")
     f.set_defaults(func=_cmd_fetch)
