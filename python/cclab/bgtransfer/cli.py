@@ -112,8 +112,8 @@ def _register_fetch(bsub) -> None:
                    help="bytes per chunk (byte range); default 3MB, the papers' mean micro-flow size")
     g = f.add_mutually_exclusive_group()
     g.add_argument("--demand", type=_rate("--demand"), default=None, metavar="RATE",
-                   help="offered load of the background, bytes/s (the papers' C·rho_b): chunks are released "
-                        "to the controller at this rate")
+                   help="offered load of the background in bytes/s, e.g. 375k or 3Mbit (the papers' C·rho_b): "
+                        "chunks are released to the controller at this rate")
     g.add_argument("--within", type=float, default=None, metavar="SECONDS",
                    help="release the backlog evenly over this many seconds (demand = bytes / SECONDS)")
     f.add_argument("--retries", type=int, default=DEFAULT_RETRIES,
