@@ -345,17 +345,27 @@ def test_server_restart_mid_transfer(files, tmp_path):
     assert stats.bytes_by_path["/a.bin"] - 1_000_000 <= 2 * 100_000
 
 
-def test_resume_after_sigkill(tmp_path):
+def _one_file(tmp_path: Path, size: int) -> tuple[Path, bytes, Path]:
+    """A served folder with f.bin of `size` random bytes; its data; a destination."""
     src = tmp_path / "srv"
     src.mkdir()
-    data = os.urandom(2_000_000)
+    data = os.urandom(size)
     (src / "f.bin").write_bytes(data)
-    dest = tmp_path / "d"
+    return src, data, tmp_path / "d"
+
+
+def _spawn_fetch(url: str, dest: Path, *args: str) -> subprocess.Popen:
+    """`cclab bg fetch URL -d DEST ARGS --quiet` in a child process (this checkout's package)."""
+    env = dict(os.environ, PYTHONPATH=str(Path(cli.__file__).parents[1]))
+    return subprocess.Popen([sys.executable, "-m", "cclab.cli", "bg", "fetch", url, "-d", str(dest), *args,
+                             "--quiet"], env=env)
+
+
+def test_resume_after_sigkill(tmp_path):
+    src, data, dest = _one_file(tmp_path, 2_000_000)
     chunk = 100_000
     with ServerThread(src, options=ServeOptions(rate=2_000_000)) as srv:
-        env = dict(os.environ, PYTHONPATH=str(Path(cli.__file__).parents[1]))
-        p = subprocess.Popen([sys.executable, "-m", "cclab.cli", "bg", "fetch", srv.url + "f.bin", "-d", str(dest),
-                              "--policy", "static:2", "--chunk-size", str(chunk), "--quiet"], env=env)
+        p = _spawn_fetch(srv.url + "f.bin", dest, "--policy", "static:2", "--chunk-size", str(chunk))
         journal = dest / ".cclab-bg/journal.sqlite"
         deadline = time.monotonic() + 15
         done = 0
@@ -451,15 +461,9 @@ def test_a_crash_between_the_last_range_and_the_rename(files, tmp_path, monkeypa
 def test_sigterm_records_the_bytes_in_flight(tmp_path):
     # SIGTERM (and Ctrl-C) cancel the chunks in flight, which fsync and journal what they
     # received: the journal holds bytes beyond whole chunks, the exit status is 130
-    src = tmp_path / "srv"
-    src.mkdir()
-    data = os.urandom(1_000_000)
-    (src / "f.bin").write_bytes(data)
-    dest = tmp_path / "d"
+    src, data, dest = _one_file(tmp_path, 1_000_000)
     with ServerThread(src, options=ServeOptions(rate=1_000_000)) as srv:
-        env = dict(os.environ, PYTHONPATH=str(Path(cli.__file__).parents[1]))
-        p = subprocess.Popen([sys.executable, "-m", "cclab.cli", "bg", "fetch", srv.url + "f.bin", "-d", str(dest),
-                              "--policy", "static:1", "--chunk-size", "1MB", "--quiet"], env=env)
+        p = _spawn_fetch(srv.url + "f.bin", dest, "--policy", "static:1", "--chunk-size", "1MB")
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline and srv.stats.bytes_sent < 300_000:
             time.sleep(0.02)
