@@ -361,25 +361,27 @@ def _spawn_fetch(url: str, dest: Path, *args: str) -> subprocess.Popen:
                              "--quiet"], env=env)
 
 
+def _journaled(dest: Path) -> int:
+    """Bytes the journal of `dest` holds for its first file (0 before it exists)."""
+    try:
+        with sqlite3.connect(dest / ".cclab-bg/journal.sqlite") as db:
+            row = db.execute("SELECT bytes_done FROM files").fetchone()
+            return row[0] if row else 0
+    except sqlite3.OperationalError:
+        return 0
+
+
 def test_resume_after_sigkill(tmp_path):
     src, data, dest = _one_file(tmp_path, 2_000_000)
     chunk = 100_000
     with ServerThread(src, options=ServeOptions(rate=2_000_000)) as srv:
         p = _spawn_fetch(srv.url + "f.bin", dest, "--policy", "static:2", "--chunk-size", str(chunk))
-        journal = dest / ".cclab-bg/journal.sqlite"
         deadline = time.monotonic() + 15
-        done = 0
-        while time.monotonic() < deadline and done < 600_000:
+        while time.monotonic() < deadline and _journaled(dest) < 600_000:
             time.sleep(0.05)
-            if journal.exists():
-                try:
-                    with sqlite3.connect(journal) as db:
-                        row = db.execute("SELECT bytes_done FROM files").fetchone()
-                        done = row[0] if row else 0
-                except sqlite3.OperationalError:
-                    pass
         p.send_signal(signal.SIGKILL)
         p.wait()
+        done = _journaled(dest)
         assert 600_000 <= done < len(data), done
         assert not (dest / "f.bin").exists()
         first = srv.stats.bytes_by_path["/f.bin"]
@@ -470,9 +472,9 @@ def test_sigterm_records_the_bytes_in_flight(tmp_path):
         p.send_signal(signal.SIGTERM)
         assert p.wait(10) == 130
         sent = srv.stats.bytes_sent
-    with sqlite3.connect(dest / ".cclab-bg/journal.sqlite") as db:
-        done = db.execute("SELECT bytes_done FROM files").fetchone()[0]
-    # one chunk of 1 MB, cut: what arrived is kept (less what was still in the socket buffers)
+    done = _journaled(dest)
+    # one chunk of 1 MB, cut before its first checkpoint (1 s): what arrived is kept (less
+    # what was still in the socket buffers)
     assert 0 < done <= sent < len(data), (done, sent)
 
 
@@ -500,3 +502,28 @@ def test_https_with_a_trusted_certificate_only(files, tmp_path, capsys):
         code = cli.main(["bg", "fetch", srv.url + "a.bin", "-d", str(tmp_path / "d"), "--quiet"])
         assert code == 1 and time.monotonic() - t < 2.0
         assert "certificate verify failed" in capsys.readouterr().err
+
+
+def test_a_long_chunk_checkpoints_its_progress(tmp_path):
+    # one 1 MB chunk at 500 kB/s: it journals what it has every second (CHECKPOINT_S),
+    # so a kill half a second after a checkpoint loses about 250 kB, at most one
+    # second of its rate (500 kB), not the whole chunk
+    from cclab.bgtransfer.engine import CHECKPOINT_S
+
+    src, data, dest = _one_file(tmp_path, 1_000_000)
+    rate = 500_000
+    with ServerThread(src, options=ServeOptions(rate=rate)) as srv:
+        p = _spawn_fetch(srv.url + "f.bin", dest, "--policy", "static:1", "--chunk-size", "1MB")
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and _journaled(dest) == 0:
+            time.sleep(0.02)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        done = _journaled(dest)
+        assert 0 < done < len(data)
+        res = fetch([srv.url + "f.bin"], dest, policy="static:1", chunk_size=1_000_000, **FAST)
+        assert res.ok and (dest / "f.bin").read_bytes() == data
+        twice = srv.stats.bytes_by_path["/f.bin"] - len(data)
+    assert res.bytes_fetched == len(data) - done
+    assert twice <= rate * CHECKPOINT_S + 2 * 64 * 1024, twice

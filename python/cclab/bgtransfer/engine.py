@@ -59,6 +59,12 @@ DEFAULT_TIMEOUT = 30.0
 #: A safety cap on simultaneous connections, whatever the policy (file descriptors).
 DEFAULT_MAX_ACTIVE = 256
 READ_BLOCK = 64 * 1024
+#: A chunk in progress journals what it has received every CHECKPOINT_S seconds or
+#: CHECKPOINT_BYTES bytes (fsync first), so a kill loses at most that much per chunk in
+#: flight, and `cclab bg status` sees progress within a chunk. 1 s: an fsync a second per
+#: chunk on slow links; 4 MiB: at 100 MB/s, 25 a second, a few per cent of the time.
+CHECKPOINT_S = 1.0
+CHECKPOINT_BYTES = 4 * 1024 * 1024
 
 
 class Transient(Exception):
@@ -624,8 +630,8 @@ class Manager:
             return
         c.start, c.end = max(rest[0][0], c.start), min(rest[0][1], c.end)
         headers = {"Range": f"bytes={c.start}-{c.end - 1}"}
-        pos = c.start
-        base = c.start
+        pos = base = mark = c.start  # mark: the first byte not yet journaled
+        mark_t = time.monotonic()
         whole = other = None
         try:
             async with self.session.get(url, headers=headers, allow_redirects=True) as r:
@@ -651,7 +657,7 @@ class Manager:
                         end = pos
                     else:
                         job.whole = whole = asyncio.Event()
-                        pos = base = 0
+                        pos = base = mark = 0
                         end = job.size
                 elif r.status == 416:
                     raise Fatal(f"{url}: HTTP 416 for bytes {c.start}-{c.end - 1}: the file shrank on the server")
@@ -685,6 +691,9 @@ class Manager:
                         job.bar.update(len(data))
                     if self.overall is not None:
                         self.overall.update(len(data))
+                    if pos - mark >= CHECKPOINT_BYTES or time.monotonic() - mark_t >= CHECKPOINT_S:
+                        await self.record(job, mark, pos)  # a long chunk's progress survives a kill
+                        mark, mark_t = pos, time.monotonic()
                 if pos < end:
                     raise Transient(f"{url}: the body stopped at byte {pos} of {c.start}-{end - 1}")
             if other is not None:
@@ -699,7 +708,8 @@ class Manager:
         finally:
             if pos > base:
                 c.attempts = 0  # progress: the retry count starts again
-                await self.record(job, base, pos)
+            if pos > mark:
+                await self.record(job, mark, pos)
             if whole is not None:
                 whole.set()
 

@@ -152,12 +152,20 @@ class Journal:
                       self.db.execute("SELECT start, end FROM ranges WHERE name = ?", (name,))])
 
     def add_range(self, name: str, start: int, end: int) -> int:
-        """Record [start, end) as on disk (call after its fsync); returns the bytes done."""
+        """Record [start, end) as on disk (call after its fsync); returns the bytes done.
+        The rows it overlaps or touches are merged into one, so a file has about as many
+        rows as disjoint intervals (chunks in flight and gaps), whatever its size."""
         now = time.time()
         with self.db:
             self.db.execute("BEGIN")
-            self.db.execute("INSERT INTO ranges(name, start, end, at) VALUES (?, ?, ?, ?)", (name, start, end, now))
-            done = sum(e - s for s, e in self.ranges(name))
+            near = self.db.execute("SELECT rowid, start, end FROM ranges WHERE name = ? AND start <= ? AND end >= ?",
+                                   (name, end, start)).fetchall()
+            lo = min([start] + [r[1] for r in near])
+            hi = max([end] + [r[2] for r in near])
+            self.db.executemany("DELETE FROM ranges WHERE rowid = ?", [(r[0],) for r in near])
+            self.db.execute("INSERT INTO ranges(name, start, end, at) VALUES (?, ?, ?, ?)", (name, lo, hi, now))
+            done = self.db.execute("SELECT COALESCE(SUM(end - start), 0) FROM ranges WHERE name = ?",
+                                   (name,)).fetchone()[0]
             self.db.execute("UPDATE files SET bytes_done = ?, state = CASE WHEN state = 'pending' THEN 'partial' "
                             "ELSE state END, last_at = ?, first_byte_at = COALESCE(first_byte_at, ?) WHERE name = ?",
                             (done, now, now, name))
