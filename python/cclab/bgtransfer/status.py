@@ -26,7 +26,8 @@ def status(dest: str | Path) -> dict:
                 "ranges": len(j.ranges(r["name"])),
             })
         runs = [{"run": r["run"], "policy": r["policy"], "started_at": r["started_at"],
-                 "finished_at": r["finished_at"], "status": r["status"]} for r in j.runs()]
+                 "finished_at": r["finished_at"], "status": r["status"], "last_limit": r["last_limit"]}
+                for r in j.runs()]
     finally:
         j.close()
     return {"dest": str(dest), "files": files, "runs": runs}
@@ -56,5 +57,6 @@ def print_status(dest, as_json: bool = False) -> int:
     summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     print(f"{len(files)} files: {summary}; {len(runs)} runs"
           + (f", the last with policy {last['policy']}, " + ("still running or killed" if last["finished_at"] is None
-                                                            else f"exit status {last['status']}") if last else ""))
+                                                            else f"exit status {last['status']}")
+             + (f", limit {last['last_limit']:.3g}" if last["last_limit"] is not None else "") if last else ""))
     return 0
