@@ -293,7 +293,9 @@ def test_fairbat_keeps_the_queue_near_its_target_with_a_demand(files, tmp_path):
     # a later run into the same folder starts from the limit this one had learnt
     with sqlite3.connect(tmp_path / "d/.cclab-bg/journal.sqlite") as db:
         learnt = db.execute("SELECT last_limit FROM runs").fetchone()[0]
-    assert learnt == res.limit_trace[-1][1] and learnt != 1.0
+    # (the limit of the last update while chunks were still arriving: near M = 3, not the
+    # lower one the final drain of the queue leads to)
+    assert learnt in {l for t, l, a, w in res.limit_trace} and 2.0 <= learnt <= 4.0, learnt
     with ServerThread(src) as srv:
         again = fetch([srv.url + "c.txt"], tmp_path / "d", policy="fairbat", params={"tau": 4}, **FAST)
     assert again.ok and again.limit_trace[0][1] == learnt

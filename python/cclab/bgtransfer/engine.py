@@ -540,7 +540,10 @@ class Manager:
                     if ctrl.next_deadline() <= now:
                         while ctrl.next_deadline() <= now:
                             ctrl.on_deadline(now, float(self.delivered))
-                        self.journal.note_limit(self.run_id, ctrl.limit)
+                        if next_new() is not None:
+                            # kept for the next run only while chunks are still to come: once
+                            # the backlog is out the queue drains and m falls for that reason
+                            self.journal.note_limit(self.run_id, ctrl.limit)
                     # admit, then top the queue up again at the same instant (a plain backlog
                     # keeps exactly `topup` chunks waiting), until nothing more starts
                     while len(tasks) < self.max_active and (cid := ctrl.admit(now)) is not None:
