@@ -149,6 +149,14 @@ def test_bad_input_exits_2_before_any_transfer(tmp_path, capsys):
     assert cli.main(["bg", "fetch", "http://h/x", "-d", str(tmp_path / "d"), "--param", "gain_end=9"]) == 2
     assert "--param gain_end: must be at most gain_start" in capsys.readouterr().err
     assert not (tmp_path / "d").exists()
+    # one fetch per folder: a second one is refused while the first holds the lock
+    import fcntl
+
+    (tmp_path / "d/.cclab-bg").mkdir(parents=True)
+    with open(tmp_path / "d/.cclab-bg/lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert cli.main(["bg", "fetch", "http://127.0.0.1:1/x", "-d", str(tmp_path / "d")]) == 2
+    assert "another `cclab bg fetch` is writing here" in capsys.readouterr().err
 
 
 def test_404_exits_1_naming_the_url(files, tmp_path, capsys):
