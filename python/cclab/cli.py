@@ -197,9 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--store", default=None, help="the result store (default: $CCLAB_STORE or results/store)")
     s.set_defaults(func=_cmd_store)
 
-    from .inspect import register  # show, plot, compare, scenarios
+    from .bgtransfer.cli import register as register_bg
+    from .inspect import register as register_inspect  # show, plot, compare, scenarios
 
-    register(sub)
+    register_inspect(sub)
+    register_bg(sub)
     return p
 
 
