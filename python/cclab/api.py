@@ -34,7 +34,7 @@ class Result:
     arrivals: the queue met by each packet arriving at the links listed in
         ``record.arrivals`` (time, link, queue_packets, queue_bytes, backlog in
         seconds until the transmitter is free, dropped); empty otherwise.
-    scenario: the scenario as given (a dict).
+    scenario: the scenario as given (a dict), with ``seed`` the effective one.
     config: the canonical configuration that ran (a dict: every name resolved, every
         unit in SI integers, the effective seed); `cclab.run(result.config)` runs it again.
     """
@@ -48,10 +48,27 @@ class Result:
     scenario: dict = field(default_factory=dict)
     config: dict = field(default_factory=dict)
 
-    def save(self, out: Union[str, Path]) -> Path:
-        """Write flows/links/series as Parquet and the summary as JSON into ``out``."""
+    def save(self, out: Union[str, Path], command: list[str] | None = None) -> Path:
+        """Write the run into folder ``out``, whole or not at all (cclab.outdir): the
+        files go to a temporary folder beside ``out`` that then replaces it, under a
+        lock that refuses a second writer; an earlier result there is replaced, files
+        and all. See ``write_files`` for the files; ``command`` is recorded in run.json."""
+        from .outdir import Destination
+
+        with Destination(out) as dest, dest.writing() as tmp:
+            self.write_files(tmp, command)
+        return Path(out)
+
+    def write_files(self, out: Path, command: list[str] | None = None) -> None:
+        """Write into the existing folder ``out``: flows/links/series (and arrivals) as
+        Parquet; summary.json (the scalars, byte-identical for the same scenario and
+        seed), perf.json (wall time, events per second), scenario.json (the scenario
+        as run: overrides applied, the effective seed), config.json (the canonical
+        configuration), run.json (the effective seed, the cclab version and
+        ``command``, the command line)."""
+        from . import __version__
+
         out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
         self.flows.to_parquet(out / "flows.parquet", index=False)
         self.links.to_parquet(out / "links.parquet", index=False)
         self.series.to_parquet(out / "series.parquet", index=False)
@@ -63,7 +80,9 @@ class Result:
         (out / "perf.json").write_text(json.dumps(json_safe(perf), indent=2, sort_keys=True) + "\n")
         (out / "scenario.json").write_text(json.dumps(self.scenario, indent=2, sort_keys=True, default=str) + "\n")
         (out / "config.json").write_text(json.dumps(self.config) + "\n")
-        return out
+        run = {"seed": self.config.get("seed", self.summary.get("seed")), "cclab_version": __version__,
+               "command": command}
+        (out / "run.json").write_text(json.dumps(run, indent=2, sort_keys=True) + "\n")
 
     def completion_times(self, cls: str | None = None) -> pd.Series:
         """Completion times of finished flows after warm-up (optionally of one class)."""
@@ -133,11 +152,21 @@ def run(scenario: ScenarioLike, seed: int | None = None,
     structure, base_dir = load_scenario(scenario)
     if seed is not None and (not isinstance(seed, (int, np.integer)) or seed < 0):
         raise ScenarioError(f"seed: expected a non-negative integer, got {seed!r}")
-    structure = with_limits(structure, limits)
+    return _run_structure(with_limits(structure, limits), base_dir, seed, progress)
+
+
+def _run_structure(structure: dict, base_dir: Path, seed: int | None,
+                   progress: Union[bool, Callable[[float], Any]], duration_s: float | None = None) -> Result:
+    """Run a loaded scenario (relative file names looked up in ``base_dir``);
+    ``duration_s``, if known, spares the progress bar a validation."""
+    from . import _core
+
+    if seed is not None:  # the effective seed, so that Result.scenario (scenario.json) runs again as it ran
+        structure = {**structure, "seed": int(seed)}
     text = to_json(structure)
     bar = None
     if progress is True:
-        bar = _ProgressBar(_validate_text(text, base_dir)["duration_s"])
+        bar = _ProgressBar(duration_s if duration_s is not None else _validate_text(text, base_dir)["duration_s"])
         cb = bar
     elif callable(progress):
         cb = progress

@@ -9,28 +9,50 @@ import pandas as pd
 
 
 def class_table(result) -> pd.DataFrame:
-    """Per-class statistics over flows that arrived after the warm-up."""
+    """Per-class statistics over flows that arrived after the warm-up.
+
+    One pass over the flow table (sorted by class), not one boolean selection per
+    class: with 1,000 classes the per-class selections took seconds (issue 12).
+    """
     s = result.summary
+    fl = result.flows
+    names = list(fl["class"].cat.categories)
+    size = fl["size"].to_numpy(dtype=float, na_value=np.nan)
+    # Long-lived flows start at once and never finish: keep them even if they began in warm-up.
+    keep = ~fl["warmup"].to_numpy(dtype=bool) | np.isnan(size)
+    codes = fl["class"].cat.codes.to_numpy()[keep]
+    order = np.argsort(codes, kind="stable")
+    codes = codes[order]
+    size = size[keep][order]
+    finished = fl["finished"].to_numpy(dtype=bool)[keep][order]
+    ct = fl["completion_time"].to_numpy(dtype=float, na_value=np.nan)[keep][order]
+    retx = fl["retransmissions"].to_numpy()[keep][order]
+    tos = fl["timeouts"].to_numpy()[keep][order]
+    bounds = np.searchsorted(codes, np.arange(len(names) + 1))
     rows = []
-    for cls in result.flows["class"].cat.categories:
-        fl = result.flows
-        # Long-lived flows start at once and never finish: keep them even if they began in warm-up.
-        f = fl[(fl["class"] == cls) & (~fl.warmup | fl["size"].isna())]
-        done = f[f.finished]
-        ct = done.completion_time
-        rows.append({
-            "class": cls,
-            "flows": len(f),
-            "finished": len(done),
-            "mean size (MB)": f["size"].mean() / 1e6 if f["size"].notna().any() else np.nan,
-            "mean completion (s)": ct.mean() if len(ct) else np.nan,
-            "median (s)": ct.median() if len(ct) else np.nan,
-            "p95 (s)": ct.quantile(0.95) if len(ct) else np.nan,
-            "throughput (Mbps)": s.get(f"{cls}.throughput_bps", np.nan) / 1e6,
-            "retransmissions": int(f.retransmissions.sum()),
-            "timeouts": int(f.timeouts.sum()),
-        })
-    return pd.DataFrame(rows)
+    with np.errstate(all="ignore"):
+        for i, cls in enumerate(names):
+            lo, hi = bounds[i], bounds[i + 1]
+            sz = size[lo:hi]
+            done = ct[lo:hi][finished[lo:hi]]
+            known = sz[~np.isnan(sz)]
+            rows.append({
+                "class": cls,
+                "flows": int(hi - lo),
+                "finished": len(done),
+                "mean size (MB)": known.mean() / 1e6 if len(known) else np.nan,
+                "mean completion (s)": done.mean() if len(done) else np.nan,
+                "median (s)": np.median(done) if len(done) else np.nan,
+                "p95 (s)": np.quantile(done, 0.95) if len(done) else np.nan,
+                "throughput (Mbps)": s.get(f"{cls}.throughput_bps", np.nan) / 1e6,
+                "retransmissions": int(retx[lo:hi].sum()),
+                "timeouts": int(tos[lo:hi].sum()),
+            })
+    return pd.DataFrame(rows, columns=list(_CLASS_COLUMNS))
+
+
+_CLASS_COLUMNS = ("class", "flows", "finished", "mean size (MB)", "mean completion (s)", "median (s)",
+                  "p95 (s)", "throughput (Mbps)", "retransmissions", "timeouts")
 
 
 def link_table(result) -> pd.DataFrame:
@@ -67,8 +89,17 @@ def print_summary(result) -> None:
           f"({s['events_per_s'] / 1e6:.2f} M events/s, {s['wall_s_per_sim_s'] * 1e3:.3f} ms wall per simulated s)")
 
 
+#: Above this many classes the plot draws every flow as one scatter (coloured by class)
+#: without per-class curves or legend: 1,000 legend entries took 20 s to lay out.
+PLOT_MAX_CLASSES = 12
+
+
 def plot_completion_times(result, path: str | Path) -> Path:
-    """Scatter of completion time against flow size (log-log), with binned means."""
+    """Scatter of completion time against flow size (log-log), with binned means.
+
+    Names are drawn as plain text (every ``$`` escaped): a class called ``a$b$`` is not
+    TeX, and matplotlib's mathtext parser used to fail on it after the run (issue 12).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -76,31 +107,48 @@ def plot_completion_times(result, path: str | Path) -> Path:
 
     path = Path(path)
     f = result.flows[result.flows.finished & ~result.flows.warmup & result.flows["size"].notna()]
+    present = [c for c in f["class"].cat.categories if (f["class"] == c).any()] \
+        if len(f["class"].cat.categories) <= PLOT_MAX_CLASSES else None
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for cls in f["class"].cat.categories:
-        g = f[f["class"] == cls]
-        if g.empty:
-            continue
-        pts = ax.scatter(g["size"] / 1e6, g["completion_time"], s=8, alpha=0.35, label=f"{cls} (flows)")
-        if len(g) >= 10:
-            edges = np.logspace(np.log10(g["size"].min()), np.log10(g["size"].max()), 13)
-            mid, mean = [], []
-            for lo, hi in zip(edges[:-1], edges[1:]):
-                b = g[(g["size"] >= lo) & (g["size"] <= hi)]
-                if len(b) >= 3:
-                    mid.append(np.sqrt(lo * hi) / 1e6)
-                    mean.append(b["completion_time"].mean())
-            ax.plot(mid, mean, "-o", color=pts.get_facecolor()[0][:3], lw=2, ms=4, label=f"{cls} (binned mean)")
+    if present is None:
+        ax.scatter(f["size"] / 1e6, f["completion_time"], s=6, alpha=0.35, c=f["class"].cat.codes,
+                   cmap="viridis")
+        ax.text(0.01, 0.99, f"{f['class'].nunique()} classes, coloured by class (no legend)",
+                transform=ax.transAxes, va="top", fontsize=8)
+    else:
+        for cls in present:
+            _plot_class(ax, f[f["class"] == cls], cls)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("flow size (MB)")
     ax.set_ylabel("completion time (s)")
     s = result.summary
-    ax.set_title(f"{s['name']}: completion time vs size (seed {s['seed']}, {s['simulated_s']:g} s)")
+    ax.set_title(f"{_plain(s['name'])}: completion time vs size (seed {s['seed']}, {s['simulated_s']:g} s)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    if present:
+        ax.legend(fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def _plot_class(ax, g: pd.DataFrame, cls: str) -> None:
+    """One class's flows and, with ten or more, their mean completion time in log-size bins."""
+    pts = ax.scatter(g["size"] / 1e6, g["completion_time"], s=8, alpha=0.35, label=f"{_plain(cls)} (flows)")
+    if len(g) < 10:
+        return
+    edges = np.logspace(np.log10(g["size"].min()), np.log10(g["size"].max()), 13)
+    mid, mean = [], []
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        b = g[(g["size"] >= lo) & (g["size"] <= hi)]
+        if len(b) >= 3:
+            mid.append(np.sqrt(lo * hi) / 1e6)
+            mean.append(b["completion_time"].mean())
+    ax.plot(mid, mean, "-o", color=pts.get_facecolor()[0][:3], lw=2, ms=4, label=f"{_plain(cls)} (binned mean)")
+
+
+def _plain(name: str) -> str:
+    """A user's name as matplotlib plain text: ``$`` would open TeX math."""
+    return str(name).replace("$", r"\$")

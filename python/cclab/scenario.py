@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 import sys
 from pathlib import Path
 from typing import Any, Mapping, Union
@@ -33,15 +34,29 @@ def load_scenario(scenario: ScenarioLike) -> tuple[dict, Path]:
     """
     if isinstance(scenario, Mapping):
         return copy.deepcopy(dict(scenario)), Path.cwd()
-    if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario):
-        path = Path(scenario)
-        return read_toml_file(path, "scenario"), path.resolve().parent
+    if isinstance(scenario, Path):
+        return read_toml_file(scenario, "scenario"), scenario.resolve().parent
     if isinstance(scenario, str):
+        # An existing file is a path whatever its name holds ("runs/a=1.toml"); other
+        # text is TOML if it has a newline or an "=", else a path (which then is missing).
+        path = Path(scenario)
+        if "\n" not in scenario and ("=" not in scenario or _is_file(path)):
+            return read_toml_file(path, "scenario"), path.resolve().parent
         try:
             return tomllib.loads(scenario), Path.cwd()
         except tomllib.TOMLDecodeError as exc:
+            if "\n" not in scenario:
+                raise ScenarioError(f"{scenario}: neither an existing scenario file nor valid TOML text "
+                                    f"({exc})") from None
             raise ScenarioError(f"invalid TOML: {exc}") from None
     raise ScenarioError(f"expected a scenario path, TOML text or dict, got {type(scenario).__name__}")
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, or with a NUL
+        return False
 
 
 def read_toml_file(path: Path, kind: str = "scenario") -> dict:
@@ -83,3 +98,61 @@ def _finite(obj: Any) -> Any:
 def to_json(structure: Mapping[str, Any]) -> str:
     """Serialise a scenario structure for the Rust core (deterministic key order)."""
     return json.dumps(_finite(structure), default=_jsonable, sort_keys=True, allow_nan=False)
+
+
+_SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)((?:\[\d+\])*)$")
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``"links[0].rate=10Mbps"`` -> ``("links[0].rate", "10Mbps")``: the value is read
+    as a TOML value (``0.5``, ``true``, ``"x"``, ``[1, 2]``, ``{type = "red"}``), else
+    kept as a string (``10Mbps``, ``25ms``, ``2h``)."""
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ScenarioError(f"--set {text!r}: expected KEY=VALUE, e.g. links[0].rate=10Mbps")
+    value = value.strip()
+    try:
+        return key, tomllib.loads(f"v = {value}")["v"]
+    except tomllib.TOMLDecodeError:
+        return key, value
+
+
+def apply_overrides(structure: dict, overrides: list[tuple[str, Any]]) -> dict:
+    """A copy of the scenario with each ``(key.path, value)`` set: dotted table keys and
+    list indices (``traffic[1].cc.target``); missing tables on the way are created
+    (``limits.wall_time`` without a ``[limits]`` table). A malformed path, an index
+    past a list's end, or a step into a value that is not a table is a ScenarioError
+    naming the key; an unknown final key is refused by the core's validation, which
+    names it too."""
+    out = copy.deepcopy(structure)
+    for key, value in overrides:
+        steps: list[Union[str, int]] = []
+        for part in key.split("."):
+            m = _SEGMENT.match(part)
+            if not m:
+                raise ScenarioError(f"--set {key}: expected a key path like links[0].rate or limits.wall_time")
+            steps.append(m.group(1))
+            steps.extend(int(i) for i in re.findall(r"\[(\d+)\]", m.group(2)))
+        node: Any = out
+        done = ""
+        for i, step in enumerate(steps):
+            last = i == len(steps) - 1
+            where = done or "the scenario"
+            if isinstance(step, int):
+                if not isinstance(node, list):
+                    raise ScenarioError(f"{done}: not a list, cannot take [{step}] (--set {key})")
+                if step >= len(node):
+                    raise ScenarioError(f"{done}[{step}]: {done} has {len(node)} entr{"y" if len(node) == 1 else "ies"} (--set {key})")
+                done = f"{done}[{step}]"
+            else:
+                if not isinstance(node, dict):
+                    raise ScenarioError(f"{where}: not a table, cannot set {step!r} in it (--set {key})")
+                done = f"{done}.{step}" if done else step
+                if not last and step not in node:
+                    node[step] = [] if isinstance(steps[i + 1], int) else {}
+            if last:
+                node[step] = value
+            else:
+                node = node[step]
+    return out
