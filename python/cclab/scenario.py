@@ -143,7 +143,7 @@ def apply_overrides(structure: dict, overrides: list[tuple[str, Any]]) -> dict:
                 if not isinstance(node, list):
                     raise ScenarioError(f"{done}: not a list, cannot take [{step}] (--set {key})")
                 if step >= len(node):
-                    raise ScenarioError(f"{done}[{step}]: {done} has {len(node)} entr{"y" if len(node) == 1 else "ies"} (--set {key})")
+                    raise ScenarioError(f"{done}[{step}]: {done} has {len(node)} entr{'y' if len(node) == 1 else 'ies'} (--set {key})")
                 done = f"{done}[{step}]"
             else:
                 if not isinstance(node, dict):
