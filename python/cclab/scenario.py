@@ -100,7 +100,64 @@ def to_json(structure: Mapping[str, Any]) -> str:
     return json.dumps(_finite(structure), default=_jsonable, sort_keys=True, allow_nan=False)
 
 
-_SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)((?:\[\d+\])*)$")
+_SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_\-]*)((?:\[[^\[\]]+\])*)$")
+
+
+def split_key_path(path: str) -> list[tuple[str, list[str]]]:
+    if not isinstance(path, str) or not path:
+        raise ScenarioError(f"expected a key path like \"traffic[0].load\", got {path!r}")
+    out = []
+    for part in path.split("."):
+        m = _SEGMENT.match(part)
+        if not m:
+            raise ScenarioError(f"{path}: malformed key path at {part!r} (expected name, name[0] or name[label])")
+        out.append((m.group(1), re.findall(r"\[([^\[\]]+)\]", m.group(2))))
+    return out
+
+
+def _pick(items: list, sel: str, where: str) -> int:
+    if re.fullmatch(r"-?\d+", sel):
+        i = int(sel)
+        if not -len(items) <= i < len(items):
+            raise ScenarioError(f"{where}[{sel}]: index out of range (the list has {len(items)} items)")
+        return i % len(items)
+    names = []
+    for i, item in enumerate(items):
+        if isinstance(item, Mapping):
+            label = item.get("name") or (f"{item.get('from')}->{item.get('to')}" if "from" in item else None)
+            names.append(label)
+            if label == sel:
+                return i
+    known = ", ".join(str(n) for n in names if n) or "(none named)"
+    raise ScenarioError(f"{where}[{sel}]: no item named {sel!r} (names: {known})")
+
+
+def set_path(structure: dict, path: str, value: Any) -> None:
+    """Set ``value`` at a key path of a scenario structure (tables created as needed)."""
+    node: Any = structure
+    where = ""
+    segs = split_key_path(path)
+    for n, (name, sels) in enumerate(segs):
+        last = n == len(segs) - 1 and not sels
+        where = f"{where}.{name}" if where else name
+        if not isinstance(node, dict):
+            raise ScenarioError(f"{path}: {where.rsplit('.', 1)[0]} is not a table")
+        if last:
+            node[name] = copy.deepcopy(value)
+            return
+        if sels:
+            if not isinstance(node.get(name), list):
+                raise ScenarioError(f"{path}: {where} is not a list in the scenario")
+            node = node[name]
+            for k, sel in enumerate(sels):
+                i = _pick(node, sel, where)
+                where = f"{where}[{sel}]"
+                if k == len(sels) - 1 and n == len(segs) - 1:
+                    node[i] = copy.deepcopy(value)
+                    return
+                node = node[i]
+        else:
+            node = node.setdefault(name, {})
 
 
 def parse_override(text: str) -> tuple[str, Any]:
@@ -119,40 +176,15 @@ def parse_override(text: str) -> tuple[str, Any]:
 
 
 def apply_overrides(structure: dict, overrides: list[tuple[str, Any]]) -> dict:
-    """A copy of the scenario with each ``(key.path, value)`` set: dotted table keys and
-    list indices (``traffic[1].cc.target``); missing tables on the way are created
-    (``limits.wall_time`` without a ``[limits]`` table). A malformed path, an index
-    past a list's end, or a step into a value that is not a table is a ScenarioError
-    naming the key; an unknown final key is refused by the core's validation, which
-    names it too."""
+    """A copy of the scenario with each ``(key path, value)`` set (`set_path`: an item of
+    a list by index or by name, ``traffic[short].load``; missing tables created, as
+    ``limits.wall_time`` without a ``[limits]`` table). A malformed path, an index past
+    a list's end or a step into a value that is not a table is a ScenarioError naming
+    the path; an unknown final key is refused by the core's validation, naming it too."""
     out = copy.deepcopy(structure)
     for key, value in overrides:
-        steps: list[Union[str, int]] = []
-        for part in key.split("."):
-            m = _SEGMENT.match(part)
-            if not m:
-                raise ScenarioError(f"--set {key}: expected a key path like links[0].rate or limits.wall_time")
-            steps.append(m.group(1))
-            steps.extend(int(i) for i in re.findall(r"\[(\d+)\]", m.group(2)))
-        node: Any = out
-        done = ""
-        for i, step in enumerate(steps):
-            last = i == len(steps) - 1
-            where = done or "the scenario"
-            if isinstance(step, int):
-                if not isinstance(node, list):
-                    raise ScenarioError(f"{done}: not a list, cannot take [{step}] (--set {key})")
-                if step >= len(node):
-                    raise ScenarioError(f"{done}[{step}]: {done} has {len(node)} entr{'y' if len(node) == 1 else 'ies'} (--set {key})")
-                done = f"{done}[{step}]"
-            else:
-                if not isinstance(node, dict):
-                    raise ScenarioError(f"{where}: not a table, cannot set {step!r} in it (--set {key})")
-                done = f"{done}.{step}" if done else step
-                if not last and step not in node:
-                    node[step] = [] if isinstance(steps[i + 1], int) else {}
-            if last:
-                node[step] = value
-            else:
-                node = node[step]
+        try:
+            set_path(out, key, value)
+        except ScenarioError as exc:
+            raise ScenarioError(f"--set {exc}") from None
     return out
