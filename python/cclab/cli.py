@@ -39,22 +39,17 @@ def _scenario(args: argparse.Namespace) -> tuple[dict, Path]:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from . import __version__
-    from .validation import validate_text
-    from .scenario import to_json
 
     structure, base = _scenario(args)
-    info = validate_text(to_json(structure), base, args.seed)  # every input error, before any work
     dest = None
-    if args.out:
+    if args.out:  # checked and locked first; the engine then validates the scenario, both before simulating
         from .outdir import Destination
 
         dest = Destination(args.out)
     try:
         from . import api
 
-        # A dict runs from the current folder: give the core the scenario file's folder.
-        result = api._run_structure(structure, base, args.seed, progress=not args.json and not args.quiet,
-                                    duration_s=info["duration_s"])
+        result = api._run_structure(structure, base, args.seed, progress=not args.json and not args.quiet)
         for w in result.warnings:
             print(f"cclab: warning: {w}", file=sys.stderr)
         if dest is not None:
