@@ -91,9 +91,13 @@ def print_summary(result) -> None:
     with pd.option_context("display.width", 140, "display.max_columns", 20, "display.float_format", "{:.4g}".format):
         print(f"scenario {s['name']!r}  seed {s['seed']}  simulated {s['simulated_s']:g} s "
               f"(statistics after {s['warmup_s']:g} s of warm-up)\n")
-        print(class_table(result).to_string(index=False))
+        classes = class_table(result)
+        classes["class"] = [printable(c) for c in classes["class"]]
+        links = link_table(result)
+        links["link"] = [printable(c) for c in links["link"]]
+        print(classes.to_string(index=False))
         print()
-        print(link_table(result).to_string(index=False))
+        print(links.to_string(index=False))
     print(f"\npackets (whole run): {s['packets_sent']} sent = {s['packets_delivered']} delivered + "
           f"{s['packets_dropped']} dropped + {s['packets_in_flight']} in flight")
     if s["warmup_s"] > 0:
@@ -164,6 +168,20 @@ def _plot_class(ax, g: pd.DataFrame, cls: str) -> None:
     ax.plot(mid, mean, "-o", color=pts.get_facecolor()[0][:3], lw=2, ms=4, label=f"{_plain(cls)} (binned mean)")
 
 
-def _plain(name: str) -> str:
-    """A user's name as matplotlib plain text: ``$`` would open TeX math."""
-    return str(name).replace("$", r"\$")
+def _plain(name: str, width: int = 40) -> str:
+    """A user's name as matplotlib plain text: ``$`` escaped (it would open TeX math),
+    control characters shown as escapes (the fonts have no glyph for them), cut to
+    ``width`` characters (a legend of 300-character names leaves no room to plot)."""
+    text = printable(name)
+    if len(text) > width:
+        text = text[: width - 1] + "…"
+    return text.replace("$", r"\$")
+
+
+def printable(name: str) -> str:
+    """The name with control characters (newline, tab, NUL...) written as escapes, as
+    the summary table prints it: every name is accepted, none breaks a table."""
+    name = str(name)
+    if name.isprintable():
+        return name
+    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii") for c in name)
