@@ -132,7 +132,7 @@ def plot_completion_times(result, path: str | Path) -> Path:
     if present is None:
         ax.scatter(f["size"] / 1e6, f["completion_time"], s=6, alpha=0.35, c=f["class"].cat.codes,
                    cmap="viridis")
-        ax.text(0.01, 0.99, f"{f['class'].nunique()} classes, coloured by class (no legend)",
+        ax.text(0.01, 0.99, f"{f['class'].nunique()} classes with finished flows, coloured by class (no legend)",
                 transform=ax.transAxes, va="top", fontsize=8)
     else:
         for cls in present:
@@ -146,7 +146,8 @@ def plot_completion_times(result, path: str | Path) -> Path:
     ax.grid(True, which="both", alpha=0.3)
     if present:
         ax.legend(fontsize=8)
-    fig.tight_layout()
+    # Fixed margins: tight_layout measured every log tick label again (0.2 s a plot).
+    fig.subplots_adjust(left=0.11, right=0.97, bottom=0.12, top=0.92)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
