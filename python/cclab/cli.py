@@ -56,8 +56,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
             from .report import plot_completion_times
 
             t0 = time.monotonic()
+            rows = len(result.flows) + len(result.series) + len(result.arrivals)
+            if not args.quiet and rows > 2_000_000:  # about 2 s of Parquet and plotting: say so
+                print(f"cclab: writing {rows:,} rows into {dest.path} ...", file=sys.stderr)
             with dest.writing() as tmp:
-                result.write_files(tmp, command=["cclab", *sys.argv[1:]] if sys.argv else None)
+                result.write_files(tmp, command=["cclab", *args.argv])
                 png = plot_completion_times(result, tmp / "completion-vs-size.png")
             if not args.quiet and time.monotonic() - t0 > 2:
                 print(f"cclab: wrote {dest.path} in {time.monotonic() - t0:.1f} s", file=sys.stderr)
@@ -302,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             parser = build_parser()
             args = parser.parse_args(argv)
+            args.argv = list(sys.argv[1:] if argv is None else argv)
             if not getattr(args, "func", None):
                 parser.print_help()
                 code = 2
