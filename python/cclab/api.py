@@ -116,10 +116,14 @@ class _ProgressBar:
 
             if callable(self.total):
                 self.total = self.total()
+            # update() redraws at most every mininterval (refresh() on every callback wrote
+            # 50,000 lines into a log for a 5-minute run); a log file gets one line every 10 s.
+            tty = sys.stderr.isatty()
             self.bar = tqdm(total=round(self.total), unit="sim s", desc="simulating", file=sys.stderr,
-                            leave=False, dynamic_ncols=True)
-        self.bar.n = min(round(t), round(self.total))
-        self.bar.refresh()
+                            leave=False, dynamic_ncols=True, mininterval=0.2 if tty else 10.0)
+        n = min(round(t), round(self.total))
+        if n > self.bar.n:
+            self.bar.update(n - self.bar.n)
 
     def close(self) -> None:
         if self.bar is not None:
