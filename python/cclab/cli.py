@@ -78,8 +78,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
         print_summary(result)
         if dest is not None:
-            print(f"\nwrote {args.out}/: flows.parquet, links.parquet, series.parquet, summary.json, perf.json, "
-                  f"scenario.json, config.json, run.json, {png.name} (cclab {__version__})")
+            files = ", ".join(sorted(f.name for f in dest.path.iterdir()))
+            print(f"\nwrote {args.out}/: {files} (cclab {__version__})")
     return 0
 
 

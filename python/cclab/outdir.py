@@ -42,8 +42,8 @@ class Destination:
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path).absolute()
+        self.where = where = f"--out {path}"
         self._lock_fd: int | None = None
-        where = f"--out {path}"
         p = self.path
         if p.exists() and not p.is_dir():
             raise OutError(f"{where}: exists and is not a folder")
@@ -68,16 +68,16 @@ class Destination:
         try:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise OutError(f"--out {self.path}: cannot create the lock file {lock}: {exc.strerror or exc}") from None
+            raise OutError(f"{self.where}: cannot create the lock file {lock}: {exc.strerror or exc}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
             os.close(fd)
             if exc.errno in (errno.EWOULDBLOCK, errno.EACCES):
-                raise OutError(f"--out {self.path}: another cclab run (process {holder}) is writing this folder; "
+                raise OutError(f"{self.where}: another cclab run (process {holder}) is writing this folder; "
                                "wait for it or choose another") from None
-            raise OutError(f"--out {self.path}: cannot lock {lock}: {exc.strerror or exc}") from None
+            raise OutError(f"{self.where}: cannot lock {lock}: {exc.strerror or exc}") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._lock_fd = fd
