@@ -229,7 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "offered load as JSON")
     v.set_defaults(func=_cmd_validate)
 
-    q = sub.add_parser("reproduce", help="reproduce a figure of one of the papers")
+    q = sub.add_parser("reproduce", help="reproduce a figure of one of the papers",
+                       description="Reproduce a figure of one of the papers: CSV, PNG and a Markdown verdict. "
+                                   "Exit status 1 if a reproduction disagrees with its paper or fails.",
+                       epilog=EPILOG)
     q.add_argument("name", nargs="?", help="catalogue entry (see --list)")
     q.add_argument("--list", action="store_true", help="list the catalogue")
     q.add_argument("--all", action="store_true", help="every entry, then the HTML report (index.html in --out)")
