@@ -46,22 +46,25 @@ def offered_load(config: dict) -> list[dict]:
             for link, b, e in zip(links, bps, elastic)]
 
 
+def _scaled(x: float, units: tuple[str, str, str, str], digits: int) -> str:
+    """x in the largest of giga, mega, kilo that keeps it at least 1 (``units``: those
+    three names and the plain one)."""
+    for unit, scale in zip(units, (1e9, 1e6, 1e3)):
+        if x >= scale:
+            return f"{x / scale:.{digits}g} {unit}"
+    return f"{x:.{digits}g} {units[3]}"
+
+
 def _rate(bps: float) -> str:
-    for unit, scale in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
-        if bps >= scale:
-            return f"{bps / scale:.4g} {unit}"
-    return f"{bps:.4g} bps"
+    return _scaled(bps, ("Gbps", "Mbps", "kbps", "bps"), 4)
+
+
+def _bytes(n: float) -> str:
+    return _scaled(n, ("GB", "MB", "kB", "B"), 3)
 
 
 def _time(ns: float) -> str:
     return f"{ns / 1e6:g} ms" if ns < 1e9 else f"{ns / 1e9:g} s"
-
-
-def _bytes(n: float) -> str:
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{n:.0f} B"
 
 
 def _queue(q: dict) -> str:
