@@ -324,3 +324,20 @@ def test_help_texts_are_whole_sentences():
             if a.help:
                 assert not a.help.rstrip().endswith((",", " a", " the", " and", " or", "-")), (p.prog, a.help)
     assert "exit status: 0 success; 1 the work failed" in cli.build_parser().format_help()
+
+
+def test_offered_load_of_flow_lists_and_cbr_in_closed_form(tmp_path):
+    from cclab.describe import offered_load
+
+    (tmp_path / "fl.csv").write_text("start,size,class\n0.5,100000,fl\n1.0,200000,fl\n20.0,5000000,fl\n")
+    sc = {"duration": "10s",
+          "links": [{"name": "l", "from": "a", "to": "b", "rate": "1Mbps", "delay": "1ms"},
+                    {"name": "m", "from": "b", "to": "c", "rate": "4Mbps", "delay": "1ms"}],
+          "traffic": [{"name": "fl", "type": "flow_list", "src": "a", "dst": "b", "file": str(tmp_path / "fl.csv")},
+                      {"name": "cbr", "type": "cbr", "src": "a", "dst": "c", "rate": "100kbps", "count": 2},
+                      {"name": "bulk", "type": "long_lived", "src": "b", "dst": "c"}]}
+    load = {x["link"]: x for x in offered_load(cclab.validate(sc)["config"])}
+    fl = 300_000 * 8 * 1500 / 1460 / 10  # the flows inside the 10 s, on the wire, over the 10 s
+    assert load["l"]["offered_bps"] == pytest.approx(fl + 200_000)
+    assert load["m"]["offered_bps"] == pytest.approx(200_000) and load["m"]["load"] == pytest.approx(0.05)
+    assert (load["l"]["elastic_classes"], load["m"]["elastic_classes"]) == (0, 1)
