@@ -341,3 +341,16 @@ def test_offered_load_of_flow_lists_and_cbr_in_closed_form(tmp_path):
     assert load["l"]["offered_bps"] == pytest.approx(fl + 200_000)
     assert load["m"]["offered_bps"] == pytest.approx(200_000) and load["m"]["load"] == pytest.approx(0.05)
     assert (load["l"]["elastic_classes"], load["m"]["elastic_classes"]) == (0, 1)
+
+
+def test_replace_without_renameat2_keeps_the_same_guarantees(tmp_path, monkeypatch):
+    from cclab import outdir
+
+    monkeypatch.setattr(outdir, "_renameat2", lambda: None)  # as where the C library lacks it
+    dest = tmp_path / "res"
+    for n, files in enumerate((["summary.json", "stale"], ["summary.json"])):
+        with outdir.Destination(dest) as d, d.writing() as tmp:
+            for f in files:
+                (tmp / f).write_text(str(n))
+    assert {p.name: p.read_text() for p in dest.iterdir()} == {"summary.json": "1"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".res.lock", "res"]
