@@ -61,7 +61,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 print(f"cclab: writing {rows:,} rows into {dest.path} ...", file=sys.stderr)
             with dest.writing() as tmp:
                 result.write_files(tmp, command=["cclab", *args.argv])
-                png = plot_completion_times(result, tmp / "completion-vs-size.png")
+                plot_completion_times(result, tmp / "completion-vs-size.png")
             if not args.quiet and time.monotonic() - t0 > 2:
                 print(f"cclab: wrote {dest.path} in {time.monotonic() - t0:.1f} s", file=sys.stderr)
     finally:
