@@ -163,8 +163,11 @@ def run(scenario: ScenarioLike, seed: int | None = None,
 
 
 def _run_structure(structure: dict, base_dir: Path, seed: int | None,
-                   progress: Union[bool, Callable[[float], Any]]) -> Result:
-    """Run a loaded scenario (relative file names looked up in ``base_dir``)."""
+                   progress: Union[bool, Callable[[float], Any]],
+                   warn: Callable[[list], Any] | None = None) -> Result:
+    """Run a loaded scenario (relative file names looked up in ``base_dir``). With a
+    progress bar, ``warn`` receives validation's warnings when the bar appears (a run
+    longer than a second), so that they are read before the run ends."""
     from . import _core
 
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
@@ -176,7 +179,13 @@ def _run_structure(structure: dict, base_dir: Path, seed: int | None,
     text = to_json(structure)
     bar = None
     if progress is True:
-        bar = _ProgressBar(lambda: _validate_text(text, base_dir)["duration_s"])
+        def duration() -> float:
+            info = _validate_text(text, base_dir, seed)
+            if warn is not None:
+                warn(info["warnings"])
+            return info["duration_s"]
+
+        bar = _ProgressBar(duration)
         cb = bar
     elif callable(progress):
         cb = progress

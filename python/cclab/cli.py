@@ -49,9 +49,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         from . import api
 
-        result = api._run_structure(structure, base, args.seed, progress=not args.json and not args.quiet)
-        for w in result.warnings:
-            print(f"cclab: warning: {w}", file=sys.stderr)
+        warned = []
+
+        def warn(warnings: list) -> None:  # before the run ends, if it shows a progress bar
+            for w in warnings:
+                print(f"cclab: warning: {w}", file=sys.stderr)
+            warned.append(True)
+
+        result = api._run_structure(structure, base, args.seed, progress=not args.json and not args.quiet, warn=warn)
+        if not warned:
+            warn(result.warnings)
         if dest is not None:
             from .report import plot_completion_times
 
