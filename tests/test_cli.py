@@ -354,3 +354,8 @@ def test_replace_without_renameat2_keeps_the_same_guarantees(tmp_path, monkeypat
                 (tmp / f).write_text(str(n))
     assert {p.name: p.read_text() for p in dest.iterdir()} == {"summary.json": "1"}
     assert sorted(p.name for p in tmp_path.iterdir()) == [".res.lock", "res"]
+    (tmp_path / ".res.tmp-killed").mkdir()  # what a run killed while writing leaves
+    (tmp_path / ".res.tmp-killed" / "flows.parquet").write_text("half")
+    with outdir.Destination(dest):
+        pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".res.lock", "res"]

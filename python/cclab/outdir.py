@@ -13,7 +13,8 @@
   one removed: no reader ever sees a mix of two runs, no stale file of an earlier
   run survives, and a crash before the exchange leaves the old result intact
   (where renameat2 is missing, two renames: the old folder is kept as
-  ``.DIR.old-XXXX`` for the instant between them).
+  ``.DIR.old-XXXX`` for the instant between them). The temporary folders a killed
+  run leaves are removed by the next run into the same folder, under the lock.
 """
 from __future__ import annotations
 
@@ -57,6 +58,9 @@ class Destination:
         if not os.access(p.parent, os.W_OK | os.X_OK):
             raise OutError(f"{where}: {p.parent} is not writable")
         self._lock()
+        # Holding the lock, no other run writes here: what a killed run left is debris.
+        for debris in list(p.parent.glob(f".{p.name}.tmp-*")) + list(p.parent.glob(f".{p.name}.old-*")):
+            shutil.rmtree(debris, ignore_errors=True)
         try:  # proves the parent writable (root passes os.access on read-only mounts)
             os.rmdir(tempfile.mkdtemp(dir=p.parent, prefix=f".{p.name}.tmp-"))
         except OSError as exc:
