@@ -359,3 +359,11 @@ def test_replace_without_renameat2_keeps_the_same_guarantees(tmp_path, monkeypat
     with outdir.Destination(dest):
         pass
     assert sorted(p.name for p in tmp_path.iterdir()) == [".res.lock", "res"]
+
+
+def test_set_reaches_a_controller_parameter(tmp_path, capsys):
+    f = _scenario(tmp_path, ("a", "b"), duration="2s")
+    f.write_text(f.read_text() + 'protocol = "ledbat"\n')  # the last class: b
+    assert cli.main(["validate", str(f), "--json", "--set", "traffic[1].cc.target=25ms"]) == 0
+    cc = json.loads(capsys.readouterr().out)["config"]["classes"][1]["transport"]["cc"]
+    assert (cc["protocol"], cc["params"]["target_ns"]) == ("ledbat", 25_000_000)
