@@ -34,7 +34,7 @@ class Result:
     arrivals: the queue met by each packet arriving at the links listed in
         ``record.arrivals`` (time, link, queue_packets, queue_bytes, backlog in
         seconds until the transmitter is free, dropped); empty otherwise.
-    scenario: the scenario as given (a dict).
+    scenario: the scenario as given (a dict), with ``seed`` the effective one.
     config: the canonical configuration that ran (a dict: every name resolved, every
         unit in SI integers, the effective seed); `cclab.run(result.config)` runs it again.
     """
@@ -48,11 +48,27 @@ class Result:
     scenario: dict = field(default_factory=dict)
     config: dict = field(default_factory=dict)
 
-    def save(self, out: Union[str, Path]) -> Path:
-        """Write flows/links/series as Parquet and the summary as JSON into ``out``
-        (``cclab.load(out)`` reads them back)."""
+    def save(self, out: Union[str, Path], command: list[str] | None = None) -> Path:
+        """Write the run into folder ``out``, whole or not at all (cclab.outdir): the
+        files go to a temporary folder beside ``out`` that then replaces it, under a
+        lock that refuses a second writer; an earlier result there is replaced, files
+        and all. See ``write_files`` for the files; ``command`` is recorded in run.json."""
+        from .outdir import Destination
+
+        with Destination(out) as dest, dest.writing() as tmp:
+            self.write_files(tmp, command)
+        return Path(out)
+
+    def write_files(self, out: Path, command: list[str] | None = None) -> None:
+        """Write into the existing folder ``out``: flows/links/series (and arrivals) as
+        Parquet; summary.json (the scalars, byte-identical for the same scenario and
+        seed), perf.json (wall time, events per second), scenario.json (the scenario
+        as run: overrides applied, the effective seed), config.json (the canonical
+        configuration), warnings.json, run.json (the effective seed, the cclab version and
+        ``command``, the command line)."""
+        from . import __version__
+
         out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
         self.flows.to_parquet(out / "flows.parquet", index=False)
         self.links.to_parquet(out / "links.parquet", index=False)
         self.series.to_parquet(out / "series.parquet", index=False)
@@ -65,7 +81,9 @@ class Result:
         (out / "scenario.json").write_text(json.dumps(self.scenario, indent=2, sort_keys=True, default=str) + "\n")
         (out / "config.json").write_text(json.dumps(self.config) + "\n")
         (out / "warnings.json").write_text(json.dumps(self.warnings, indent=2) + "\n")
-        return out
+        run = {"seed": self.config.get("seed", self.summary.get("seed")), "cclab_version": __version__,
+               "command": command}
+        (out / "run.json").write_text(json.dumps(run, indent=2, sort_keys=True) + "\n")
 
     def __repr__(self) -> str:
         # Short: the dataclass's own repr prints every table (4 KB for a small run).
@@ -98,9 +116,12 @@ def json_safe(d: dict) -> dict:
 
 
 class _ProgressBar:
-    """A tqdm bar over simulated seconds that appears only if the run lasts > 1 s."""
+    """A tqdm bar over simulated seconds that appears only if the run lasts > 1 s.
 
-    def __init__(self, total: float):
+    total: the simulated seconds, or a function giving them, called only when the
+    bar appears (validating a 1,000-class scenario again costs 0.15 s)."""
+
+    def __init__(self, total: Union[float, Callable[[], float]]):
         self.total = total
         self.t0 = time.monotonic()
         self.bar = None
@@ -111,10 +132,16 @@ class _ProgressBar:
                 return
             from tqdm import tqdm
 
+            if callable(self.total):
+                self.total = self.total()
+            # update() redraws at most every mininterval (refresh() on every callback wrote
+            # 50,000 lines into a log for a 5-minute run); a log file gets one line every 10 s.
+            tty = sys.stderr.isatty()
             self.bar = tqdm(total=round(self.total), unit="sim s", desc="simulating", file=sys.stderr,
-                            leave=False, dynamic_ncols=True)
-        self.bar.n = min(round(t), round(self.total))
-        self.bar.refresh()
+                            leave=False, dynamic_ncols=True, mininterval=0.2 if tty else 10.0)
+        n = min(round(t), round(self.total))
+        if n > self.bar.n:
+            self.bar.update(n - self.bar.n)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -150,13 +177,33 @@ def run(scenario: ScenarioLike, seed: int | None = None,
             raise ScenarioError(str(exc)) from None
         return _to_result(raw, dict(scenario))
     structure, base_dir = load_scenario(scenario)
-    if seed is not None and (not isinstance(seed, (int, np.integer)) or seed < 0):
+    return _run_structure(with_limits(structure, limits), base_dir, seed, progress)
+
+
+def _run_structure(structure: dict, base_dir: Path, seed: int | None,
+                   progress: Union[bool, Callable[[float], Any]],
+                   warn: Callable[[list], Any] | None = None) -> Result:
+    """Run a loaded scenario (relative file names looked up in ``base_dir``). With a
+    progress bar, ``warn`` receives validation's warnings when the bar appears (a run
+    longer than a second), so that they are read before the run ends."""
+    from . import _core
+
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
         raise ScenarioError(f"seed: expected a non-negative integer, got {seed!r}")
-    structure = with_limits(structure, limits)
+    if seed is not None and seed > 2**64 - 1:
+        raise ScenarioError(f"seed: expected an integer from 0 to {2**64 - 1}, got {seed!r}")
+    if seed is not None:  # the effective seed, so that Result.scenario (scenario.json) runs again as it ran
+        structure = {**structure, "seed": int(seed)}
     text = to_json(structure)
     bar = None
     if progress is True:
-        bar = _ProgressBar(_validate_text(text, base_dir)["duration_s"])
+        def duration() -> float:
+            info = _validate_text(text, base_dir, seed)
+            if warn is not None:
+                warn(info["warnings"])
+            return info["duration_s"]
+
+        bar = _ProgressBar(duration)
         cb = bar
     elif callable(progress):
         cb = progress

@@ -1,36 +1,112 @@
-"""The `cclab` command line. Every failure becomes one clear message and a non-zero
-exit status; no traceback reaches the user (set CCLAB_DEBUG=1 to see one)."""
+"""The `cclab` command line.
+
+Every failure is one message on stderr (``cclab: error: ...``; CCLAB_DEBUG=1 shows
+the traceback) and an exit status: 0 success; 1 the work failed (a simulation or
+other error while running, or a reproduction that disagrees with its paper);
+2 bad input (a usage error, an invalid scenario or --set, a run refused by its
+limits, an unusable --out folder), always before any simulation. A closed output
+pipe (``cclab run F --json | head``) is not an error: cclab stops writing and
+exits 0.
+"""
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
+
+DESCRIPTION = ("Packet- and flow-level simulation of congestion control for mixed traffic: run and check "
+               "scenarios, reproduce the papers' figures, sweep parameters.")
+EPILOG = ("exit status: 0 success; 1 the work failed (simulation error, a reproduction disagreeing with its "
+          "paper); 2 bad input (usage, invalid scenario or --set, limits exceeded, unusable --out), found "
+          "before any simulation. Errors are one line on stderr; CCLAB_DEBUG=1 shows the traceback. "
+          "See docs/cli.md.")
 
 
 class CliError(Exception):
     """An error to print as ``cclab: error: ...`` with exit status 2."""
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
-    from . import api
-    from .report import print_summary, plot_completion_times
+def _scenario(args: argparse.Namespace) -> tuple[dict, Path]:
+    """The scenario file with its --set overrides applied, and the folder its relative
+    file names are looked up in."""
+    from .scenario import apply_overrides, load_scenario, parse_override
 
-    result = api.run(args.file, seed=args.seed, progress=not args.json and not args.quiet)
-    for w in result.warnings:
-        print(f"cclab: warning: {w}", file=sys.stderr)
-    if args.out:
-        out = Path(args.out)
-        result.save(out)
-        png = plot_completion_times(result, out / "completion-vs-size.png")
+    structure, base = load_scenario(Path(args.file))
+    return apply_overrides(structure, [parse_override(s) for s in args.set]), base
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from . import __version__
+
+    structure, base = _scenario(args)
+    dest = None
+    if args.out:  # checked and locked first; the engine then validates the scenario, both before simulating
+        from .outdir import Destination
+
+        dest = Destination(args.out)
+    try:
+        from . import api
+
+        warned = []
+
+        def warn(warnings: list) -> None:  # before the run ends, if it shows a progress bar
+            for w in warnings:
+                print(f"cclab: warning: {w}", file=sys.stderr)
+            warned.append(True)
+
+        result = api._run_structure(structure, base, args.seed, progress=not args.json and not args.quiet, warn=warn)
+        if not warned:
+            warn(result.warnings)
+        if dest is not None:
+            from .report import plot_completion_times
+
+            t0 = time.monotonic()
+            rows = len(result.flows) + len(result.series) + len(result.arrivals)
+            if not args.quiet and rows > 2_000_000:  # about 2 s of Parquet and plotting: say so
+                print(f"cclab: writing {rows:,} rows into {dest.path} ...", file=sys.stderr)
+            with dest.writing() as tmp:
+                result.write_files(tmp, command=["cclab", *args.argv])
+                plot_completion_times(result, tmp / "completion-vs-size.png")
+            if not args.quiet and time.monotonic() - t0 > 2:
+                print(f"cclab: wrote {dest.path} in {time.monotonic() - t0:.1f} s", file=sys.stderr)
+    finally:
+        if dest is not None:
+            dest.release()
     if args.json:
         import json
 
-        print(json.dumps(api.json_safe(result.summary), indent=2, sort_keys=True))
+        from .api import json_safe
+
+        print(json.dumps(json_safe(result.summary), indent=2, sort_keys=True))
     else:
+        from .report import print_summary
+
         print_summary(result)
-        if args.out:
-            print(f"\nwrote {out}/flows.parquet, links.parquet, series.parquet, summary.json, {png.name}")
+        if dest is not None:
+            files = ", ".join(sorted(f.name for f in dest.path.iterdir()))
+            print(f"\nwrote {args.out}/: {files} (cclab {__version__})")
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from .scenario import to_json
+    from .validation import validate_text
+
+    structure, base = _scenario(args)
+    info = validate_text(to_json(structure), base, args.seed)
+    if args.json:
+        import json
+
+        from .describe import offered_load
+
+        print(json.dumps({**info, "offered_load": offered_load(info["config"])}, indent=2, sort_keys=True))
+    else:
+        from .describe import describe
+
+        print(describe(info))
+        print("valid")
     return 0
 
 
@@ -123,23 +199,47 @@ def _plot_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hue", default=None, help="parameter drawn as separate lines (default: the second)")
 
 
+def _scenario_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="scenario TOML file")
+    p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a scenario key, e.g. links[0].rate=20Mbps, traffic[1].cc.target=25ms, "
+                        "limits.wall_time=2h (value read as TOML, else as a string; repeatable)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `cclab` command."""
     from . import __version__
 
-    p = argparse.ArgumentParser(prog="cclab", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="cclab", description=DESCRIPTION, epilog=EPILOG)
     p.add_argument("--version", action="version", version=f"cclab {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    r = sub.add_parser("run", help="run a scenario file in the packet-level simulator")
-    r.add_argument("file", help="scenario TOML file")
-    r.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
-    r.add_argument("--out", default=None, help="folder for flows/links/series Parquet, summary JSON and plot")
+    r = sub.add_parser("run", help="run a scenario file in the packet-level simulator",
+                       description="Run a scenario file in the packet-level simulator and print its summary.",
+                       epilog=EPILOG)
+    _scenario_options(r)
+    r.add_argument("--out", default=None, metavar="DIR",
+                   help="write the run into folder DIR (checked and locked before simulating, replaced whole): "
+                        "flows/links/series Parquet, summary, scenario, config and run JSON, plot")
     r.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=_cmd_run)
 
-    q = sub.add_parser("reproduce", help="reproduce a figure of one of the papers")
+    v = sub.add_parser("validate", help="check a scenario without running it: topology, routes, load, estimate",
+                       description="Check a scenario without running it; print the resolved topology, the "
+                                   "routes, each link's offered load and what the run would need (events, "
+                                   "memory, wall time). Exit status 0 if valid, 2 if not.", epilog=EPILOG)
+    _scenario_options(v)
+    v.add_argument("--json", action="store_true",
+                   help="print cclab.validate()'s result (canonical config, estimate, warnings) and the "
+                        "offered load as JSON")
+    v.set_defaults(func=_cmd_validate)
+
+    q = sub.add_parser("reproduce", help="reproduce a figure of one of the papers",
+                       description="Reproduce a figure of one of the papers: CSV, PNG and a Markdown verdict. "
+                                   "Exit status 1 if a reproduction disagrees with its paper or fails.",
+                       epilog=EPILOG)
     q.add_argument("name", nargs="?", help="catalogue entry (see --list)")
     q.add_argument("--list", action="store_true", help="list the catalogue")
     q.add_argument("--all", action="store_true", help="every entry, then the HTML report (index.html in --out)")
@@ -205,27 +305,44 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _bad_input(exc: BaseException) -> bool:
+    """Whether an error is the user's input (exit status 2) rather than a failure of
+    the work (1): a scenario, --set, --out or usage error, an unknown name or file."""
+    if isinstance(exc, (CliError, ValueError, LookupError, FileNotFoundError, NotADirectoryError,
+                        IsADirectoryError)):
+        return True
+    store = sys.modules.get("cclab.sweeps.store")  # its errors name a run or sweep the user asked for
+    return store is not None and isinstance(exc, store.StoreError)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the `cclab` script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+    """Entry point of the `cclab` script; returns the exit status (see the module's doc)."""
     try:
-        return args.func(args)
-    except KeyboardInterrupt:
-        print("cclab: interrupted", file=sys.stderr)
-        return 130
+        try:
+            parser = build_parser()
+            args = parser.parse_args(argv)
+            args.argv = list(sys.argv[1:] if argv is None else argv)
+            if not getattr(args, "func", None):
+                parser.print_help()
+                code = 2
+            else:
+                code = args.func(args)
+        except SystemExit as exc:  # argparse: --help, --version (0) and usage errors (2)
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught below
+        return code
     except BrokenPipeError:  # `cclab ... | head`: the reader has gone, which is not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except Exception as exc:  # every error becomes one line, never a traceback
+    except KeyboardInterrupt:
+        print("cclab: interrupted", file=sys.stderr)
+        return 130
+    except BaseException as exc:  # every error becomes one line, never a traceback (a Rust panic too)
         if os.environ.get("CCLAB_DEBUG"):
             raise
         msg = str(exc) or exc.__class__.__name__
         print(f"cclab: error: {msg}", file=sys.stderr)
-        return 2
+        return 2 if _bad_input(exc) else 1
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 import sys
 from pathlib import Path
 from typing import Any, Mapping, Union
@@ -33,15 +34,29 @@ def load_scenario(scenario: ScenarioLike) -> tuple[dict, Path]:
     """
     if isinstance(scenario, Mapping):
         return copy.deepcopy(dict(scenario)), Path.cwd()
-    if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario):
-        path = Path(scenario)
-        return read_toml_file(path, "scenario"), path.resolve().parent
+    if isinstance(scenario, Path):
+        return read_toml_file(scenario, "scenario"), scenario.resolve().parent
     if isinstance(scenario, str):
+        # An existing file is a path whatever its name holds ("runs/a=1.toml"); other
+        # text is TOML if it has a newline or an "=", else a path (which then is missing).
+        path = Path(scenario)
+        if "\n" not in scenario and ("=" not in scenario or _is_file(path)):
+            return read_toml_file(path, "scenario"), path.resolve().parent
         try:
             return tomllib.loads(scenario), Path.cwd()
         except tomllib.TOMLDecodeError as exc:
+            if "\n" not in scenario:
+                raise ScenarioError(f"{scenario}: neither an existing scenario file nor valid TOML text "
+                                    f"({exc})") from None
             raise ScenarioError(f"invalid TOML: {exc}") from None
     raise ScenarioError(f"expected a scenario path, TOML text or dict, got {type(scenario).__name__}")
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, or with a NUL
+        return False
 
 
 def read_toml_file(path: Path, kind: str = "scenario") -> dict:
@@ -83,3 +98,93 @@ def _finite(obj: Any) -> Any:
 def to_json(structure: Mapping[str, Any]) -> str:
     """Serialise a scenario structure for the Rust core (deterministic key order)."""
     return json.dumps(_finite(structure), default=_jsonable, sort_keys=True, allow_nan=False)
+
+
+_SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_\-]*)((?:\[[^\[\]]+\])*)$")
+
+
+def split_key_path(path: str) -> list[tuple[str, list[str]]]:
+    if not isinstance(path, str) or not path:
+        raise ScenarioError(f"expected a key path like \"traffic[0].load\", got {path!r}")
+    out = []
+    for part in path.split("."):
+        m = _SEGMENT.match(part)
+        if not m:
+            raise ScenarioError(f"{path}: malformed key path at {part!r} (expected name, name[0] or name[label])")
+        out.append((m.group(1), re.findall(r"\[([^\[\]]+)\]", m.group(2))))
+    return out
+
+
+def _pick(items: list, sel: str, where: str) -> int:
+    if re.fullmatch(r"-?\d+", sel):
+        i = int(sel)
+        if not -len(items) <= i < len(items):
+            raise ScenarioError(f"{where}[{sel}]: index out of range (the list has {len(items)} items)")
+        return i % len(items)
+    names = []
+    for i, item in enumerate(items):
+        if isinstance(item, Mapping):
+            label = item.get("name") or (f"{item.get('from')}->{item.get('to')}" if "from" in item else None)
+            names.append(label)
+            if label == sel:
+                return i
+    known = ", ".join(str(n) for n in names if n) or "(none named)"
+    raise ScenarioError(f"{where}[{sel}]: no item named {sel!r} (names: {known})")
+
+
+def set_path(structure: dict, path: str, value: Any) -> None:
+    """Set ``value`` at a key path of a scenario structure (tables created as needed)."""
+    node: Any = structure
+    where = ""
+    segs = split_key_path(path)
+    for n, (name, sels) in enumerate(segs):
+        last = n == len(segs) - 1 and not sels
+        where = f"{where}.{name}" if where else name
+        if not isinstance(node, dict):
+            raise ScenarioError(f"{path}: {where.rsplit('.', 1)[0]} is not a table")
+        if last:
+            node[name] = copy.deepcopy(value)
+            return
+        if sels:
+            if not isinstance(node.get(name), list):
+                raise ScenarioError(f"{path}: {where} is not a list in the scenario")
+            node = node[name]
+            for k, sel in enumerate(sels):
+                i = _pick(node, sel, where)
+                where = f"{where}[{sel}]"
+                if k == len(sels) - 1 and n == len(segs) - 1:
+                    node[i] = copy.deepcopy(value)
+                    return
+                node = node[i]
+        else:
+            node = node.setdefault(name, {})
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``"links[0].rate=10Mbps"`` -> ``("links[0].rate", "10Mbps")``: the value is read
+    as a TOML value (``0.5``, ``true``, ``"x"``, ``[1, 2]``, ``{type = "red"}``), else
+    kept as a string (``10Mbps``, ``25ms``, ``2h``)."""
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ScenarioError(f"--set {text!r}: expected KEY=VALUE, e.g. links[0].rate=10Mbps")
+    value = value.strip()
+    try:
+        return key, tomllib.loads(f"v = {value}")["v"]
+    except tomllib.TOMLDecodeError:
+        return key, value
+
+
+def apply_overrides(structure: dict, overrides: list[tuple[str, Any]]) -> dict:
+    """A copy of the scenario with each ``(key path, value)`` set (`set_path`: an item of
+    a list by index or by name, ``traffic[short].load``; missing tables created, as
+    ``limits.wall_time`` without a ``[limits]`` table). A malformed path, an index past
+    a list's end or a step into a value that is not a table is a ScenarioError naming
+    the path; an unknown final key is refused by the core's validation, naming it too."""
+    out = copy.deepcopy(structure)
+    for key, value in overrides:
+        try:
+            set_path(out, key, value)
+        except ScenarioError as exc:
+            raise ScenarioError(f"--set {exc}") from None
+    return out

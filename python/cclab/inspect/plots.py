@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..names import plot_label
+
 #: Lines drawn per panel at most (the largest by mean); more would hide each other.
 MAX_LINES = 8
 #: Points per time-series line at most: a longer series is drawn as the means of
@@ -187,7 +189,7 @@ def draw_completion(ax, result, colors: dict | None = None) -> bool:
         size = g["size"].to_numpy(float) / 1e6
         ct = g["completion_time"].to_numpy(float)
         stride = max(1, int(np.ceil(len(g) / MAX_SCATTER)))
-        label = f"{cls} ({len(g):,} flows" + (f", 1 in {stride} drawn)" if stride > 1 else ")")
+        label = f"{plot_label(cls)} ({len(g):,} flows" + (f", 1 in {stride} drawn)" if stride > 1 else ")")
         rows = binned(size, ct, size_bins(size), np.median)
         # one legend entry per class: its median line, or its points if it has no bin of MIN_PER_BIN flows
         ax.scatter(size[::stride], ct[::stride], s=9, alpha=0.35, color=c, lw=0, rasterized=True,
@@ -221,7 +223,7 @@ def _link_labels(result) -> dict:
     l = result.links
     if not {"name", "utilization"} <= set(l.columns):
         return {}
-    return {str(n): f"{n} (utilization {u:.3g})" for n, u in zip(l["name"], l["utilization"])}
+    return {str(n): f"{plot_label(n)} (utilization {u:.3g})" for n, u in zip(l["name"], l["utilization"])}
 
 
 def _draw_time_panel(ax, ylabel: str, title: str, drawn: list, colors: dict, labels: dict | None = None) -> None:
@@ -231,7 +233,7 @@ def _draw_time_panel(ax, ylabel: str, title: str, drawn: list, colors: dict, lab
         t, mean, lo, hi, k = _thin(t, v)
         thinned = max(thinned, k)
         style, what = _STYLES.get(m, ("-", None))
-        label = f"{n}: {what}" if what else (labels or {}).get(n, n)
+        label = f"{plot_label(n)}: {what}" if what else (labels or {}).get(n, plot_label(n))
         if k > 1:
             ax.fill_between(t, lo, hi, color=c, alpha=0.15, lw=0)
         ax.plot(t, mean, style, color=c, lw=1.2, label=label, drawstyle="steps-post" if k == 1 else "default")
@@ -282,7 +284,7 @@ def plot_run(result, path: str | Path) -> tuple[Path, list[str]]:
     if have_ct:
         draw_completion(fig.add_subplot(gs[len(panels)]), result, colors=colors)
     s = result.summary
-    head = (f"{s.get('name', '?')}: seed {s.get('seed', '?')}, {s.get('simulated_s', float('nan')):g} s simulated, "
+    head = (f"{plot_label(s.get('name', '?'))}: seed {s.get('seed', '?')}, {s.get('simulated_s', float('nan')):g} s simulated, "
             f"statistics after {s.get('warmup_s', float('nan')):g} s of warm-up")
     fig.suptitle(head + ("\n" + "; ".join(notes) if notes else ""), fontsize=11)
     return _save(fig, path), notes
@@ -296,7 +298,7 @@ def completion_or_throughput_figure(result):
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 4.8), layout="constrained")
     s = result.summary
-    head = f"{s.get('name', '?')} (seed {s.get('seed', '?')}, {s.get('simulated_s', float('nan')):g} s)"
+    head = f"{plot_label(s.get('name', '?'))} (seed {s.get('seed', '?')}, {s.get('simulated_s', float('nan')):g} s)"
     if draw_completion(ax, result):
         ax.set_title(f"{head}: completion time vs size", fontsize=10)
         return fig, "completion"
@@ -332,7 +334,7 @@ def plot_compare(comparison: dict, path: str | Path) -> Path:
     and their ratio B/A, log-log, one colour per class in common."""
     plt = pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8), layout="constrained")
-    a_name, b_name = comparison["a"]["label"], comparison["b"]["label"]
+    a_name, b_name = plot_label(comparison["a"]["label"]), plot_label(comparison["b"]["label"])
     colors = iter(_colors() * 100)
     drawn = [(cls, rows) for cls, rows in comparison["ratio"].items() if rows]
     ends = [v for _, rows in drawn for row in rows for v in (row["ratio"], row["ratio_lo"], row["ratio_hi"])
@@ -346,12 +348,12 @@ def plot_compare(comparison: dict, path: str | Path) -> Path:
             h = np.array([r[f"{key}_ci95_s"] for r in rows])
             # A and B side by side, a few percent apart in size, so that the bars do not hide each other
             left.errorbar(x * shift, m, yerr=np.nan_to_num(h), fmt=marker + ls, color=c, ms=4, capsize=2, lw=1.3,
-                          mfc="white" if key == "b" else c, label=f"{cls}, {key.upper()}: {run}")
+                          mfc="white" if key == "b" else c, label=f"{plot_label(cls)}, {key.upper()}: {plot_label(run)}")
         r = np.array([row["ratio"] for row in rows])
         lo = np.array([row["ratio_lo"] for row in rows])
         hi = np.minimum([row["ratio_hi"] for row in rows], lim[1] * 10)  # unbounded: beyond the top
         yerr = np.nan_to_num(np.vstack([r - lo, hi - r]))
-        right.errorbar(x, r, yerr=yerr, fmt="o-", color=c, ms=4, capsize=2, lw=1.3, label=cls)
+        right.errorbar(x, r, yerr=yerr, fmt="o-", color=c, ms=4, capsize=2, lw=1.3, label=plot_label(cls))
     for ax in (left, right):
         ax.set_xscale("log")
         ax.set_xlabel("flow size (MB, 10^6 bytes; bin's geometric middle)")

@@ -26,15 +26,14 @@ from __future__ import annotations
 import copy
 import itertools
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from ..scenario import ScenarioError, ScenarioLike, load_scenario, read_toml_file, to_json
+from ..scenario import ScenarioError, ScenarioLike, load_scenario, read_toml_file, set_path, to_json
+from ..scenario import split_key_path as _split
 
 _SWEEP_KEYS = ("name", "description", "scenario", "seeds", "set", "grid", "points")
-_SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_\-]*)((?:\[[^\[\]]+\])*)$")
 
 
 @dataclass(frozen=True)
@@ -47,63 +46,6 @@ class Run:
     config: str
     key: str
     name: str
-
-
-def _split(path: str) -> list[tuple[str, list[str]]]:
-    if not isinstance(path, str) or not path:
-        raise ScenarioError(f"expected a key path like \"traffic[0].load\", got {path!r}")
-    out = []
-    for part in path.split("."):
-        m = _SEGMENT.match(part)
-        if not m:
-            raise ScenarioError(f"{path}: malformed key path at {part!r} (expected name, name[0] or name[label])")
-        out.append((m.group(1), re.findall(r"\[([^\[\]]+)\]", m.group(2))))
-    return out
-
-
-def _pick(items: list, sel: str, where: str) -> int:
-    if re.fullmatch(r"-?\d+", sel):
-        i = int(sel)
-        if not -len(items) <= i < len(items):
-            raise ScenarioError(f"{where}[{sel}]: index out of range (the list has {len(items)} items)")
-        return i % len(items)
-    names = []
-    for i, item in enumerate(items):
-        if isinstance(item, Mapping):
-            label = item.get("name") or (f"{item.get('from')}->{item.get('to')}" if "from" in item else None)
-            names.append(label)
-            if label == sel:
-                return i
-    known = ", ".join(str(n) for n in names if n) or "(none named)"
-    raise ScenarioError(f"{where}[{sel}]: no item named {sel!r} (names: {known})")
-
-
-def set_path(structure: dict, path: str, value: Any) -> None:
-    """Set ``value`` at a key path of a scenario structure (tables created as needed)."""
-    node: Any = structure
-    where = ""
-    segs = _split(path)
-    for n, (name, sels) in enumerate(segs):
-        last = n == len(segs) - 1 and not sels
-        where = f"{where}.{name}" if where else name
-        if not isinstance(node, dict):
-            raise ScenarioError(f"{path}: {where.rsplit('.', 1)[0]} is not a table")
-        if last:
-            node[name] = copy.deepcopy(value)
-            return
-        if sels:
-            if not isinstance(node.get(name), list):
-                raise ScenarioError(f"{path}: {where} is not a list in the scenario")
-            node = node[name]
-            for k, sel in enumerate(sels):
-                i = _pick(node, sel, where)
-                where = f"{where}[{sel}]"
-                if k == len(sels) - 1 and n == len(segs) - 1:
-                    node[i] = copy.deepcopy(value)
-                    return
-                node = node[i]
-        else:
-            node = node.setdefault(name, {})
 
 
 def _seeds(value: Any, where: str) -> list[int]:
