@@ -99,13 +99,13 @@ def test_repr_is_short():
 def test_show_prints_the_run_summary_and_what_was_recorded(mixed, saved, capsys):
     print_summary(mixed)
     expected = capsys.readouterr().out
-    # a metadata file as `cclab run --out` may record it (any name; read if present)
+    # run.json as `cclab run --out` records it
     meta = saved.parent / "with-meta"
     meta.mkdir()
     for p in saved.iterdir():
         (meta / p.name).write_bytes(p.read_bytes())
-    (meta / "run-info.json").write_text(json.dumps({"cclab_version": "9.9.9", "seed": 1,
-                                                    "command_line": ["cclab", "run", "x.toml"]}))
+    (meta / "run.json").write_text(json.dumps({"cclab_version": "9.9.9", "seed": 1,
+                                              "command": ["cclab", "run", "x.toml"]}))
     assert main(["show", str(meta)]) == 0
     out = capsys.readouterr().out
     assert out.startswith(expected)  # the very table `cclab run` printed
@@ -116,7 +116,7 @@ def test_show_prints_the_run_summary_and_what_was_recorded(mixed, saved, capsys)
     assert main(["show", str(saved), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["summary"] == json.loads(json.dumps(json_safe(mixed.summary)))
-    assert doc["run"] == {"path": str(saved), "seed": 1, "cclab_version": None, "command": None,
+    assert doc["run"] == {"path": str(saved), "seed": 1, "cclab_version": cclab.__version__, "command": None,
                           "config_sha256": digest}
     assert doc["warnings"] == mixed.warnings
     # a folder without perf.json (the machine's wall time) still shows, saying so

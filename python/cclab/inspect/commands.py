@@ -21,9 +21,9 @@ def run_info(run) -> dict:
     """What a saved folder records about its run beyond the tables."""
     return {
         "path": str(run.path),
-        "seed": run.summary.get("seed"),
-        "cclab_version": _metadata_line(run, "cclab_version", "version"),
-        "command": _metadata_line(run, "command_line", "command", "argv"),
+        "seed": run.metadata.get("seed", run.summary.get("seed")),
+        "cclab_version": _metadata_line(run, "cclab_version"),
+        "command": _metadata_line(run, "command"),
         "config_sha256": run.config_digest(),
     }
 

@@ -14,8 +14,6 @@ from ..api import PERF_KEYS, Result
 #: What a saved run must hold (the rest is optional: perf.json, scenario.json,
 #: config.json, warnings.json, arrivals.parquet, a metadata file).
 REQUIRED = ("flows.parquet", "links.parquet", "series.parquet", "summary.json")
-#: JSON files of a saved run that are not its metadata.
-KNOWN_JSON = ("summary.json", "perf.json", "scenario.json", "config.json", "warnings.json")
 
 
 class SavedRunError(ValueError):
@@ -105,19 +103,12 @@ def _json(p: Path, kind: type):
 
 
 def _metadata(d: Path) -> dict:
-    """Every other JSON object in the folder (the metadata file a `cclab run --out`
-    writes: effective seed, version, command line), merged in name order."""
-    meta: dict = {}
-    for p in sorted(d.glob("*.json")):
-        if p.name in KNOWN_JSON:
-            continue
-        try:
-            v = json.loads(p.read_text())
-        except (ValueError, UnicodeDecodeError):
-            continue
-        if isinstance(v, dict):
-            meta.update(v)
-    return meta
+    """run.json, which `cclab run --out` and `Result.save` write (the effective seed,
+    the cclab version, the command line); empty for folders saved before it existed."""
+    p = d / "run.json"
+    if not p.is_file():
+        return {}
+    return dict(_json(p, dict))
 
 
 def _no_arrivals(links):
