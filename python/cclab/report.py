@@ -69,11 +69,9 @@ def print_summary(result) -> None:
 
 def plot_completion_times(result, path: str | Path) -> Path:
     """Scatter of completion time against flow size (log-log), with binned means."""
-    import matplotlib
+    from cclab.plotting import pyplot, savefig
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     path = Path(path)
     f = result.flows[result.flows.finished & ~result.flows.warmup & result.flows["size"].notna()]
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -100,7 +98,4 @@ def plot_completion_times(result, path: str | Path) -> Path:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return savefig(fig, path, dpi=120)

@@ -169,16 +169,12 @@ def write_failure(entry: Reproduction, exc: BaseException, out: Path, *, quick: 
 def write_outcome(entry: Reproduction, outcome: Outcome, out: Path, *, quick: bool,
                   wall: float, seed: int = 1) -> dict[str, Path]:
     """Write ``NAME.csv``, ``NAME.png``, ``NAME.md`` and ``NAME.json`` for an outcome; return their paths."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from cclab.plotting import savefig
 
     paths = {"csv": out / f"{entry.name}.csv", "png": out / f"{entry.name}.png",
              "md": out / f"{entry.name}.md", "json": out / f"{entry.name}.json"}
     outcome.data.to_csv(paths["csv"], index=False)
-    outcome.figure.savefig(paths["png"], dpi=120, bbox_inches="tight")
-    plt.close(outcome.figure)
+    savefig(outcome.figure, paths["png"], dpi=120)
     status = {True: "agrees", False: "DISAGREES", None: "shown"}[outcome.agrees]
     size = "quick" if quick else "full"
     md = [

@@ -21,18 +21,10 @@ import numpy as np
 import pandas as pd
 
 from cclab.experiments.catalogue import Context, Outcome, reproduction
+from cclab.plotting import pyplot
 from cclab.theory import background as bg
 
 PAPER = "background-transfers-minimal-delay"
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 # --------------------------------------------------------------------------- Fig. 2
@@ -71,7 +63,7 @@ def fig2(ctx: Context) -> Outcome:
     k = 10
     fs = np.linspace(0.0, 0.98, 50 if ctx.quick else 197)
     df = fig2_theory(k, fs=fs)
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     for rho, g in df.groupby("rho"):
         ax.plot(g["f"], g["normalized"], lw=1.2, label=f"ours: N*·(1-ρ)/ρ, ρ={rho:g}")
@@ -150,7 +142,7 @@ def fig3(ctx: Context) -> Outcome:
     peak1 = bg.wtcp_gap_limit(1, f0)
     worst = df.groupby("k")["gap"].max()
     worst[1] = max(worst[1], peak1)
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     for k, g in df.groupby("k"):
         line, = ax.plot(g["f"], g["ratio"], lw=1.4, label=f"ours: k={k}")
@@ -229,7 +221,7 @@ def fig4_theory(k: int = 1, rhos=(0.5, 0.9), fs=None) -> pd.DataFrame:
 
 def plot_fig4(df: pd.DataFrame):
     """Draw Fig. 4 from a table shaped like :func:`fig4_theory`'s (theory lines, other sources as markers)."""
-    plt = _pyplot()
+    plt = pyplot()
     rhos = sorted(df["rho"].unique())
     fig, axes = plt.subplots(len(rhos), 1, figsize=(6.4, 3.4 * len(rhos)), sharex=True)
     axes = np.atleast_1d(axes)

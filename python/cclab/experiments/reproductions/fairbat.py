@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalogue import Context, Outcome, reproduction
+from ...plotting import pyplot
 from ...scenario import load_scenario
 from ...stats import mean_ci
 
@@ -87,15 +88,6 @@ WEB_CLASS = re.compile(r"web\d*$")
 #: Mean file size (bytes) and link rate (bit/s) of both papers' experiments.
 MEAN_BYTES = 3e6
 LINK_BPS = 10e6
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def scenario_path(name: str) -> Path:
@@ -452,7 +444,7 @@ def plot_lines(s: pd.DataFrame, x: str, xlabel: str, title: str, *, series: str 
     """Improvement (top) and active-chunk ratio (bottom) against ``x``; packet level solid
     with 95% intervals, flow level dashed; ``theory``: label -> (xs, ys) drawn dotted on
     the top panel; ``vline``: (x, label) marked on both."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(2, 1, figsize=(6.8, 7.6), sharex=True)
     for ax, col, lab in [(axes[0], "improvement_pct", "web delay improvement over vanilla (%)"),
                          (axes[1], "active_ratio", "active chunks / vanilla's")]:
@@ -779,7 +771,7 @@ its variance is not that of a converged FAIRBAT.
 {table}
 """
     verdict = f"{said}; {cells} of {len(t)} cells within ±{TABLE1_TOLERANCE:g} of the paper's"
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.8, 4.4))
     for p in ("fairbat", *LBES):
         g = t[t["policy"] == p].sort_values("background_load")
@@ -890,7 +882,7 @@ approaches. Packet level over the formula: {ratio.min():.2f} to {ratio.max():.2f
     verdict = (f"{said}; packet level {ratio.min():.2f}-{ratio.max():.2f} × ρ_b/((1−ρ_s)(k+1)), flow level "
                f"{gaps.min():+.1f} to {gaps.max():+.1f} points from it ({wg.min():+.1f} to {wg.max():+.1f} with the "
                "fluid realisation)")
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.8, 4.8))
     kk = np.linspace(0, max(ks), 60)
     for i, b in enumerate(loads):
@@ -1062,7 +1054,7 @@ def sensitivity(ctx: Context) -> Outcome:
     s = summarize(sensitivity_runs(ctx.quick, ctx.seed, ctx.progress))
     s = s[s["policy"] != "vanilla"].reset_index(drop=True)
     theory = 100 * (1 - (3 + 18 + 1) * 0.3 / 0.7 / 12.0)
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 5.2))
     for ax, (lvl, title) in zip(axes, [("flow", f"flow level, k = 3, ρ_b = 0.6 (Theorem 7: {theory:.1f}%)"),
                                        ("packet", "packet level, k = 0, ρ_b = 0.6")]):

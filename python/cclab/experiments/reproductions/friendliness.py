@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from cclab.experiments.catalogue import Context, Outcome, reproduction
+from cclab.plotting import pyplot
 from cclab.theory import friendliness as fr
 
 PAPER = "tcp-friendly-cbr-like-rate-control"
@@ -79,10 +80,7 @@ def tfcbr_alpha_beta(ctx: Context) -> Outcome:
     stab_ok = bool(np.all([abs(stab[(n2, nu)] - alphas[alphas >= 1 + n2 / nu - 1e-12].min()) < 1e-9
                            for (n2, nu) in stab.index if (1 + n2 / nu) <= alphas.max()]))
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.3))
     tot = np.array([n2 + nu for n2, nu in bound.index])

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalogue import Context, Outcome, reproduction
+from ...plotting import pyplot
 from ...theory.heterogeneous import (AlphaFair, Linear, Network, dual_dynamics, efficiency, equilibria, num_optimum,
                                      random_network, slow_map_jacobian, two_timescale, two_timescale_batch)
 from ...theory.heterogeneous.two_timescale import mu_target
@@ -48,22 +49,13 @@ def experiment1_network() -> Network:
                    names=["1", "2", "3"])
 
 
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 # ---------------------------------------------------------------------------------------------
 @reproduction("hetero-exp1-equilibria", paper=PAPER, figure="Fig. 11", title="Three equilibria of the "
               "three-link network of Experiment 1", quick_size="32 random starts",
               full_size="400 random starts")
 def exp1_equilibria(ctx: Context) -> Outcome:
     """Find every equilibrium of the Experiment 1 network without adaptation (mu = 1)."""
-    plt = _plt()
+    plt = pyplot()
     net = experiment1_network()
     eqs = equilibria(net, n_starts=32 if ctx.quick else 400, seed=ctx.seed)
     opt = num_optimum(net)
@@ -139,7 +131,7 @@ def _has_tabulate() -> bool:
               full_size="100 rounds, dt 0.02")
 def exp1_two_timescale(ctx: Context) -> Outcome:
     """Algorithm 2 from the paper's two starting points with several step sizes kappa."""
-    plt = _plt()
+    plt = pyplot()
     net = experiment1_network()
     opt = num_optimum(net)
     steps = 60 if ctx.quick else 100
@@ -242,7 +234,7 @@ def _first_time_within(err: np.ndarray, t: np.ndarray, tol: float) -> np.ndarray
               quick_size="100 trials x 3 update probabilities", full_size="1000 trials x 3 update probabilities")
 def exp2_async(ctx: Context) -> Outcome:
     """Experiment 2: random networks, asynchronous mu updates every 5 time units."""
-    plt = _plt()
+    plt = pyplot()
     n = 100 if ctx.quick else 1000
     rounds, T, kappa, dt = 600, 5.0, 0.5, 0.1
     rng = np.random.default_rng(ctx.seed)
@@ -331,7 +323,7 @@ asynchronism lengthens convergence. The paper gives no tolerance or times to com
               quick_size="60 random networks", full_size="1000 random networks")
 def efficiency_bound(ctx: Context) -> Outcome:
     """Check U-hat / U* >= gamma_min / gamma_max (eq. 17) at every equilibrium of random networks."""
-    plt = _plt()
+    plt = pyplot()
     n = 60 if ctx.quick else 1000
     rng = np.random.default_rng(ctx.seed + 17)
 

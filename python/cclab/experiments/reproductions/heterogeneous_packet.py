@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalogue import Context, Outcome, reproduction
+from ...plotting import pyplot
 from ...stats import mean_ci
 
 PAPER = "heterogeneous-congestion-control"
@@ -79,15 +80,6 @@ def _run(sc: dict, seed: int):
 
 def _rate(r, cls: str) -> float:
     return float(r.summary.get(f"{cls}.throughput_bps", float("nan")))
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 #: The scenarios let FAST use multiplicative increase only until its first RTT sample
@@ -201,7 +193,7 @@ def ex1(ctx: Context) -> Outcome:
     d = main.loc[(80, True), "utilization"] > main.loc[(80, False), "utilization"]
     agrees = bool(a and b and c and d)
 
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.3))
     ax = axes[0]
     labels = [f"B={b}\n{'Alg. 1' if al else 'α=50'}" for (b, al) in EX1_PAPER]
@@ -445,7 +437,7 @@ def ex2(ctx: Context) -> Outcome:
     b = bool(rel(fa.reno_pkts_per_ms, ra.reno_pkts_per_ms) < 0.25 and rel(fa.fast_pkts_per_ms, ra.fast_pkts_per_ms) < 0.25)
     agrees = a and b
 
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 5))
     marks = {("fast_first", False): ("o", "tab:blue"), ("reno_first", False): ("s", "tab:red"),
              ("fast_first", True): ("o", "tab:green"), ("reno_first", True): ("s", "tab:olive")}
@@ -593,7 +585,7 @@ def wan(ctx: Context) -> Outcome:
              and m.loc[("exp4", True), "drop_rate"] < m.loc[("exp4", False), "drop_rate"])
     agrees = a and b
 
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.3))
     keys = [("exp3", False), ("exp3", True), ("exp4", False), ("exp4", True)]
     labels = [f"{e[-1] and 'Exp. ' + e[-1]}\n{'Alg. 1' if al else 'fixed α'}" for e, al in keys]

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from cclab.experiments.catalogue import Context, Outcome, reproduction
+from cclab.plotting import pyplot
 from cclab.theory import lower_bounds as lb
 
 PAPER = "lower-bounds-queuing-loss"
@@ -44,15 +45,6 @@ def _color(dist: str, k: float) -> str:
 
 def _runs(ctx: Context, full: int = 1000, quick: int = 100) -> int:
     return quick if ctx.quick else full
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _md_table(df: pd.DataFrame, floatfmt: str = "{:.4g}") -> str:
@@ -108,7 +100,7 @@ def queue_trace(phases: np.ndarray, waits: np.ndarray, packet_time: int, period:
               quick_size="one run per distribution", full_size="one run per distribution")
 def fig4(ctx: Context) -> Outcome:
     """One steady-state period of the queue for each main distribution."""
-    plt = _pyplot()
+    plt = pyplot()
     n, u = 1000, 1.0
     tpp = lb.TICKS_PER_PACKET
     period = lb.period_ticks(n, u, tpp)
@@ -158,7 +150,7 @@ PCTS = np.array([0, 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 98, 99, 99.5, 
               quick_size="100 runs", full_size="1,000 runs, as in the paper")
 def fig5(ctx: Context) -> Outcome:
     """Pooled queue CDFs for uniform, exponential and Pareto k = 2.1, 1.8, 2.5."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     res = {(d, k): lb.smooth_queue(1000, d, runs=runs, seed=ctx.seed, k=k) for d, k in FIVE}
     rows = []
@@ -207,7 +199,7 @@ def fig5(ctx: Context) -> Outcome:
               quick_size="100 runs", full_size="1,000 runs, as in the paper")
 def fig6(ctx: Context) -> Outcome:
     """Pooled queue CDFs for several N, for each main distribution."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     ns = (100, 500, 1000, 2000, 5000)
     rows = []
@@ -260,7 +252,7 @@ def fig6(ctx: Context) -> Outcome:
               quick_size="N on 8 points, 100 runs", full_size="N on 15 points, 1,000 runs")
 def fig7(ctx: Context) -> Outcome:
     """Top-1 % queue (pooled 99th percentile) against N beside eqs. 19 and 22."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     ns = np.unique(np.round(np.geomspace(100, 5000, 8 if ctx.quick else 15)).astype(int))
     rows = []
@@ -333,7 +325,7 @@ PAPER_FIG9 = {0.95: (25, 49, 75), 0.75: (9, 20, 34), 0.5: (2, 5, 5)}
               quick_size="100 runs", full_size="1,000 runs, as in the paper")
 def fig8(ctx: Context) -> Outcome:
     """Pooled queue CDFs for several utilizations."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     rows, zero = [], []
     fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
@@ -383,7 +375,7 @@ def fig8(ctx: Context) -> Outcome:
               full_size="U on 20 points, 1,000 runs; 4,000 at the three stated U")
 def fig9(ctx: Context) -> Outcome:
     """Top-1 % queue against U beside the values stated in section V."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     grid = np.round(np.linspace(0.05, 1.0, 20 if not ctx.quick else 9), 4)
     us = np.unique(np.concatenate([grid, list(PAPER_FIG9)]))
@@ -456,7 +448,7 @@ def _loss_rows(ctx: Context, runs: int, settings) -> pd.DataFrame:
               quick_size="N on 7 points, 100 runs", full_size="N on 13 points, 1,000 runs")
 def fig10(ctx: Context) -> Outcome:
     """Steady-state loss against N for B = 10 and 20."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     ns = (100, 200, 500, 1000, 2000, 3000, 5000) if ctx.quick else \
         (100, 150, 200, 300, 500, 700, 1000, 1500, 2000, 2500, 3000, 4000, 5000)
@@ -519,7 +511,7 @@ def fig10(ctx: Context) -> Outcome:
               quick_size="U on 6 points, 100 runs", full_size="U on 11 points, 1,000 runs")
 def fig11(ctx: Context) -> Outcome:
     """Steady-state loss against U for B = 10 and 20."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     us = tuple(np.round(np.linspace(0.5, 1.0, 6 if ctx.quick else 11), 3))
     df = _loss_rows(ctx, runs, [(d, k, 1000, float(u), b) for d, k in MAIN for b in (10, 20) for u in us])
@@ -559,7 +551,7 @@ PAPER_FIG12 = {"uniform": 20, "exponential": 40, "pareto": 50}
               quick_size="B = 5 ... 60 step 5 (1 near 1%), 100 runs", full_size="B = 5 ... 60 step 1, 1,000 runs")
 def fig12(ctx: Context) -> Outcome:
     """Steady-state loss against B; the buffer needed for 1 % loss."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     if ctx.quick:
         bs = sorted(set(range(5, 61, 5)) | set(range(15, 26)) | set(range(35, 56)))
@@ -613,7 +605,7 @@ def _weighted_slope(s: pd.DataFrame) -> tuple[float, float]:
               full_size="N on 16 points, >= 20 M packets (>= 50 runs) per point")
 def sqrt_n_beyond(ctx: Context) -> Outcome:
     """Where the sqrt(N) law holds and what loss does beyond 5,000 flows, up to 10^6."""
-    plt = _pyplot()
+    plt = pyplot()
     # The top-1% queue of one run is a random multiple of sqrt(N) (one random arrival path),
     # so large N still needs many runs; a run's loss averages over all its N packets and
     # needs few.
@@ -796,7 +788,7 @@ def _ci95(x: np.ndarray) -> float:
               full_size="N = 100 ... 600 step 50; 10 runs of 60 s (30 s warm-up)")
 def rcp_fig13(ctx: Context) -> Outcome:
     """Section VII: steady-state loss and utilization of RCP against N, beside the smooth bound."""
-    plt = _pyplot()
+    plt = pyplot()
     ns = (100, 200, 300, 600) if ctx.quick else tuple(range(100, 601, 50))
     runs, (duration, warmup) = (3, (20.0, 10.0)) if ctx.quick else (10, (60.0, 30.0))
     smooth_runs = 100 if ctx.quick else 1000

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from cclab.experiments.catalogue import Context, Outcome, reproduction
+from cclab.plotting import pyplot
 from cclab.stats import mean_ci
 from cclab.theory import friendliness as fr
 
@@ -194,15 +195,6 @@ def _protocol_panels(axes, tab: pd.DataFrame, x: str, xlabel: str, panels) -> No
     axes[0].legend(fontsize=8)
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 # --------------------------------------------------------------------------- Fig. 1
 
 def fig1_theory(f: np.ndarray) -> np.ndarray:
@@ -255,7 +247,7 @@ def tfcbr_fig1(ctx: Context) -> Outcome:
                          theory_ratio=float(fig1_theory(fr_)), seeds=len(g)))
     df = pd.DataFrame(rows)
     c = df[df.udp == "cbr"].sort_values("fraction")
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     ax.errorbar(c["fraction"], c["mean_response_s"], yerr=c["mean_response_ci"], fmt="o-", color="tab:red",
                 capsize=3, label="ours: UDP flow at CBR (95% CI over seeds)")
@@ -397,7 +389,7 @@ def tfcbr_alpha_beta_packet(ctx: Context) -> Outcome:
 
 def alpha_beta_outcome(tab: pd.DataFrame, alphas, betas, loads) -> Outcome:
     """Figure, verdict and details of :func:`tfcbr_alpha_beta_packet` from its table."""
-    plt = _pyplot()
+    plt = pyplot()
     queues = [q for q in ("droptail", "red") if q in set(tab.queue)]
     fig, axes = plt.subplots(len(queues), len(loads), figsize=(4.3 * len(loads), 3.8 * len(queues)), sharex=True,
                              sharey=True, squeeze=False)
@@ -484,7 +476,7 @@ def tfcbr_vs_tfrc_rdtf(ctx: Context) -> Outcome:
                     grid={"traffic[web].load": loads})
     runs = _runs_frame(res)
     tab = against_reference(runs, ["load"])
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(2, 3, figsize=(14, 7.5))
     colors = COLORS
     _protocol_panels(list(axes.flat), tab, "load", "TCP load", (
@@ -603,7 +595,7 @@ def tfcbr_convergence(ctx: Context) -> Outcome:
         rows.append(dict(beta=b, seeds=len(g), converged=int(g["convergence_s"].notna().sum()),
                          convergence_s=m, convergence_ci=h, cov_rate=c, cov_rate_ci=ch))
     tab = pd.DataFrame(rows)
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(betas) + 1, figsize=(4 * len(betas) + 4, 3.8))
     for ax, b in zip(axes, betas):
         r = runs[runs.beta == b].iloc[0]
@@ -672,7 +664,7 @@ def tfcbr_udp_tcp(ctx: Context) -> Outcome:
     lr = runs.groupby(["n_long", "protocol"])["long_rate"].apply(lambda x: mean_ci(x))
     tab["long_mean_rate"] = [lr[(r.n_long, r.protocol)][0] for r in tab.itertuples()]
     tab["long_mean_rate_ci"] = [lr[(r.n_long, r.protocol)][1] for r in tab.itertuples()]
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
     _protocol_panels(list(axes), tab, "n_long", "long-lived TCP flows", (
         ("stf_st_index", None, "STF-st index, short flows (Fig. 21)"),
