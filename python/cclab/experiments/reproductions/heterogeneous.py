@@ -114,7 +114,8 @@ because the utilities differ; constants fitted to reproduce the printed points e
 second one unstable and Algorithm 2 divergent (see docs/heterogeneous.md), so we kept a choice on
 which the paper's qualitative claims (three equilibria, convergence of Algorithm 2) hold.
 """
-    return Outcome(data=df, figure=fig, verdict=verdict, details=details, agrees=agrees)
+    return Outcome(data=df, figure=fig, verdict=verdict, details=details, agrees=agrees,
+                   tolerance="counts, no margin: three distinct roots of eq. 4 (residual at the solver's tolerance) and their stability from the sign of the Jacobian's largest real eigenvalue")
 
 
 def _has_tabulate() -> bool:
@@ -340,7 +341,8 @@ Times are the first update time after which the error stays below the tolerance.
 Paper: "All of the 1000 trials converge to the right target point"; Fig. 14 shows that
 asynchronism lengthens convergence. The paper gives no tolerance or times to compare with.
 """
-    return Outcome(data=df, figure=fig, verdict=verdict, details=details, agrees=agrees)
+    return Outcome(data=df, figure=fig, verdict=verdict, details=details, agrees=agrees,
+                   tolerance=f"within {EXP2_TOL:g} of the NUM optimum in every price (the paper prints prices to three decimals)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -403,4 +405,5 @@ error of at most {df.theorem1_gap.max():.1e}.
 The paper gives no numbers for the bound; it proves it (eqs. 17-19), and notes it can be estimated
 from the slopes of the price mappings (footnote 6).
 """
-    return Outcome(data=df, figure=fig, verdict=verdict, details=details, agrees=agrees)
+    return Outcome(data=df, figure=fig, verdict=verdict, details=details, agrees=agrees,
+                   tolerance="the achieved efficiency at or above the bound up to 1e-12 (floating-point precision of the solved equilibria)")

@@ -133,6 +133,8 @@ def fig4(ctx: Context) -> Outcome:
                    verdict="shape as in the paper: queue builds from asynchrony alone; "
                            f"peaks {', '.join(f'{r:.0f}' for r in s['max queue'])} packets "
                            "(uniform, exponential, Pareto 2.1)" + ("" if ok else "; steady state NOT reached in 2 periods"),
+                   tolerance="none needed: the only check is that the steady state repeats exactly (integer "
+                             "ticks) within 2 periods, as eq. 23 promises",
                    details=details, agrees=None if ok else False)
 
 
@@ -185,7 +187,9 @@ def fig5(ctx: Context) -> Outcome:
         + _md_table(table.reset_index()))
     return Outcome(data=df, figure=fig, agrees=ok, details=details,
                    verdict=("all three claims of the text hold" if ok else "some claims fail") +
-                           f"; 99th percentile: uniform {uni[99]:.0f}, exponential {exp_[99]:.0f}, Pareto {par[99]:.0f}")
+                           f"; 99th percentile: uniform {uni[99]:.0f}, exponential {exp_[99]:.0f}, Pareto {par[99]:.0f}",
+                   tolerance=f"orderings of the pooled percentiles of {runs} runs, strict, no margin (the claims "
+                             "are qualitative orderings)")
 
 
 # ----------------------------------------------------------------------------- Fig. 6
@@ -329,7 +333,10 @@ def fig7(ctx: Context) -> Outcome:
         + "\n".join(f"- {'shown' if v is None else ('OK' if v else 'FAILS')}: {c}" for c, v in checks.items())
         + "\n\n" + _md_table(df[["dist", "n", "top1_queue", "q_min", "q_max", "q_clt_eq16"]]))
     return Outcome(data=df, figure=fig, agrees=ok, details=details,
-                   verdict="; ".join(verdicts) + "; Uniform/Exponential slopes ~1/2 (Theorem 1)")
+                   verdict="; ".join(verdicts) + "; Uniform/Exponential slopes ~1/2 (Theorem 1)",
+                   tolerance=f"'remarkably close' to Q_max read as within {close:.0%} (our reading; 20% in quick mode, "
+                             "where 100 runs underestimate the pooled percentile); slope 1/2 ± 0.05; 'mostly "
+                             "below' as more than half of the N points")
 
 
 # ----------------------------------------------------------------------------- Figs. 8 and 9
@@ -387,7 +394,9 @@ def fig8(ctx: Context) -> Outcome:
     return Outcome(data=df, figure=fig, agrees=ok, details=details,
                    verdict="at U = 0.5, " + ", ".join(
                        f"{r['share with no whole packet waiting']:.0%}" for _, r in z.iterrows())
-                           + " of packets (uniform, exponential, Pareto) find no whole packet waiting (paper: bottom 80%)")
+                           + " of packets (uniform, exponential, Pareto) find no whole packet waiting (paper: bottom 80%)",
+                   tolerance="at least 80% of the pooled packets, 'no queuing' at the queue's resolution of one "
+                             "packet (no whole packet waiting ahead); growth with U without margin")
 
 
 @reproduction("lowerbounds-fig9", paper=PAPER, figure="Fig. 9",
@@ -449,7 +458,11 @@ def fig9(ctx: Context) -> Outcome:
     return Outcome(data=df, figure=fig, agrees=ok, details=details,
                    verdict=f"{int(c.agrees.sum())}/{len(c)} stated values matched (max deviation "
                            f"{c['diff %'].abs().max():.0f}%); Pareto gains most from lower U" if pareto_most else
-                           f"{int(c.agrees.sum())}/{len(c)} stated values matched; Pareto does not gain most")
+                           f"{int(c.agrees.sum())}/{len(c)} stated values matched; Pareto does not gain most",
+                   tolerance=("20% or 1 packet, about 2.5-3 standard deviations of the difference: the pooled top-1% "
+                              "of 1,000 runs varies 3-7% between seeds (the paper's), 4,000 runs ~3% (ours)"
+                              if not ctx.quick else "35% or 1.5 packets in quick mode (fewer runs; full size: 20% or "
+                              "1 packet, about 2.5-3 standard deviations of the seed-to-seed spread)"))
 
 
 # ----------------------------------------------------------------------------- Figs. 10-12 (loss)
@@ -607,6 +620,8 @@ def fig11(ctx: Context) -> Outcome:
 
 
 PAPER_FIG12 = {"uniform": 20, "exponential": 40, "pareto": 50}
+#: The paper's buffers are round numbers (tens): a measured B agrees within half that unit.
+FIG12_TOL = 5
 
 
 @reproduction("lowerbounds-fig12", paper=PAPER, figure="Fig. 12",
@@ -631,7 +646,7 @@ def fig12(ctx: Context) -> Outcome:
         want = PAPER_FIG12[d]
         ax.plot([want], [1.0], "kx", ms=9)
         comp.append({"dist": d, "paper B for 1% loss": want, "ours": need,
-                     "agrees": need is not None and abs(need - want) <= max(5, 0.2 * want)})
+                     "agrees": need is not None and abs(need - want) <= FIG12_TOL})
     ax.axhline(1.0, color="k", lw=0.5, ls=":")
     ax.plot([], [], "kx", label="paper, section VI text: B for 1% loss")
     ax.set_yscale("log")
@@ -646,10 +661,12 @@ def fig12(ctx: Context) -> Outcome:
         "Paper (section VI, text on Fig. 12): 'reduction of the loss rates to 1% requires about 20, 40, "
         "and 50 packets with the Uniform, Exponential, and Pareto flow interarrival time distributions "
         "respectively.' We report the smallest B on our grid with loss <= 1% and accept a difference of "
-        "5 packets or 20%.\n\n" + _md_table(c))
+        f"{FIG12_TOL} packets (the paper's numbers are rounded to tens; half that unit).\n\n" + _md_table(c))
     return Outcome(data=df, figure=fig, agrees=ok, details=details,
                    verdict="buffer for 1% loss: " + ", ".join(f"{r.dist} {r.ours}" for _, r in c.iterrows())
-                           + " packets (paper: about 20, 40, 50)")
+                           + " packets (paper: about 20, 40, 50)",
+                   tolerance=f"±{FIG12_TOL} packets: the paper's 'about 20, 40, 50' are rounded to tens, so "
+                             "half of that unit")
 
 
 # ----------------------------------------------------------------------------- beyond the paper
@@ -953,4 +970,9 @@ def rcp_fig13(ctx: Context) -> Outcome:
     verdict = (f"plateau loss (N >= 300) {100 * plateau[1.0].mean():.0f}% at target 100% and "
                f"{100 * plateau[0.85].mean():.0f}% at 85% (paper: ~30%, 85% no help); at N = {ns[0]} "
                f"{100 * small[1.0]:.0f}% and {100 * small[0.85]:.0f}%")
-    return Outcome(data=df, figure=fig, agrees=ok, details=details, verdict=verdict)
+    return Outcome(data=df, figure=fig, agrees=ok, details=details, verdict=verdict,
+                   tolerance="our readings of qualitative claims, with the run-to-run spread (95% CI over the "
+                             "runs) shown: 'low for small N' as below a third of the plateau, 'stable' as every "
+                             "N >= 300 within 25% of the plateau mean, 'around 30%' as within a factor of 2 "
+                             "(the paper's ns-2 RCP and ours differ in unstated details), 'no help' as at least "
+                             "3/4 of the loss at 100%")
