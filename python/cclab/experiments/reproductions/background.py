@@ -157,22 +157,26 @@ def fig3(ctx: Context) -> Outcome:
     peak1 = bg.wtcp_gap_limit(1, f0)
     worst = df.groupby("k")["gap"].max()
     worst[1] = max(worst[1], peak1)
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    for k, g in df.groupby("k"):
-        line, = ax.plot(g["f"], g["ratio"], lw=1.4, label=f"ours: k={k}")
-        if k >= 2 and k in (2, 5):
-            ax.plot(g["f"], 1 + g["bound"], ls=":", color=line.get_color(), lw=1,
+    from cclab.plotting import legend, paper_points, series, subplots
+
+    fig, ax = subplots(1, 1, size=(8.6, 4.6))
+    every = max(1, len(fs) // 9)
+    for i, (k, g) in enumerate(df.groupby("k")):
+        st = series(i, markevery=(i * every // 6, every))
+        st["linestyle"] = "-"  # exact limits solid; the bounds of eq. 19 dotted in the same colour
+        ax.plot(g["f"], g["ratio"], label=f"ours: k={k}", **st)
+        if k in (2, 5):
+            ax.plot(g["f"], 1 + g["bound"], ls=(0, (1, 1.5)), color=st["color"], lw=1.1,
                     label=f"ours: bound 1+b_k(f), eq. 19, k={k}")
-    ax.plot([f0], [1 + (3 - 2 * math.sqrt(2)) / (2 * math.sqrt(2) - 2)], "r*", ms=13,
-            label="paper: 20.7% at f = 2-√2, k = 1 (Thm 5, eq. 17)")
-    ax.axhline(1.08, color="r", ls="--", lw=0.8, label="paper: worst gap 8% for k = 5 (Sec. II-D)")
+    paper_points(ax, [f0], [1 + (3 - 2 * math.sqrt(2)) / (2 * math.sqrt(2) - 2)], marker="*", ms=14,
+                 label="paper: 20.7% at f = 2-√2, k = 1 (Thm 5, eq. 17)")
+    ax.axhline(1.08, color="k", ls="--", lw=0.8, label="paper: worst gap 8% for k = 5 (Sec. II-D)")
     ax.set_ylim(0.99, 1.3)
     ax.set_xlabel("fraction f of the excess capacity taken by the CBF")
     ax.set_ylabel("N_w / N*  (ρ → 1)")
-    ax.set_title("Fig. 3: wTCP over the optimal full-information policy", fontsize=9)
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3)
+    ax.set_title("Fig. 3: wTCP over the optimal full-information policy")
+    legend(ax, "outside")
+    fig.tight_layout()
     ok1 = abs(peak1 - 0.2071) < 5e-4 and worst[1] <= peak1 + 1e-12
     ok5 = abs(worst[5] - 0.08) < 0.005
     decreasing = bool(np.all(np.diff(worst.values) < 0))
