@@ -129,6 +129,18 @@ def test_fig6_no_queuing_at_one_packet():
     assert rl.fig6_claims(p5(0.9, 14.9))[1] is True
     assert rl.fig6_claims(p5(0.9, 15.0))[1] is False   # rounds to 20, not 10
     assert rl.fig6_claims(p5(0.9, 4.9))[1] is False
+    # ... unless the 95% interval of the runs reaches down to one packet
+    assert rl.fig6_claims(p5(1.01, 10.0), pd.Series({"exponential": 0.011}))[0] is True
+    assert rl.fig6_claims(p5(1.01, 10.0), pd.Series({"exponential": 0.009}))[0] is False
+
+
+def test_batch_percentile_ci():
+    q = np.vstack([np.full(5, v) for v in (0.0, 1.0) * 5])  # 10 runs, alternating levels
+    hw = rl.batch_percentile_ci(q, 50, batches=10)
+    from scipy import stats
+
+    assert hw == pytest.approx(stats.t.ppf(0.975, 9) * np.std([0, 1] * 5, ddof=1) / math.sqrt(10))
+    assert rl.batch_percentile_ci(np.ones((10, 4)), 5) == 0.0
 
 
 def test_fig10_plateau_within_the_papers_rounding():
