@@ -191,6 +191,12 @@ def test_savefig_is_atomic(tmp_path):
     savefig(fig, dest)
     assert dest.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert [p.name for p in tmp_path.iterdir()] == ["a.png"]  # no temporary file left
+    import os
+    import stat
+
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(dest.stat().st_mode) == 0o666 & ~umask  # as any file the user writes
 
     class Broken:
         def savefig(self, *a, **k):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
+import uuid
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -151,9 +151,11 @@ def savefig(fig, path: str | Path, *, dpi: int | None = None, close: bool = True
     ``os.replace``); the format comes from the suffix. Closes the figure unless ``close`` is False."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
+    # a unique name opened exclusively (not mkstemp, whose 0600 mode would outlive the rename):
+    # the file gets the usual permissions of the user's umask
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp")
     try:
-        with os.fdopen(fd, "wb") as fh:
+        with open(tmp, "xb") as fh:
             fig.savefig(fh, format=path.suffix.lstrip(".") or "png", dpi=dpi, bbox_inches="tight")
         os.replace(tmp, path)
     except BaseException:
