@@ -778,6 +778,7 @@ def sqrt_n_beyond(ctx: Context) -> Outcome:
     log_axis(ax, "x")
     ax.set_xlabel("number of flows N (log scale)")
     ax.set_ylabel("loss rate (% of packets)")
+    ax.set_ylim(0, 100 * df[["loss_b10", "loss_b20"]].max().max() * 1.35)  # room for the legend
     ax.set_title("loss with small buffers (paper, section VI: bounded regardless of N)")
     legend(ax, "upper right", ncol=2)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
