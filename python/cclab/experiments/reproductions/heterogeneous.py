@@ -76,7 +76,7 @@ def exp1_equilibria(ctx: Context) -> Outcome:
         for b in (0.02, 0.7):
             for p0 in ((a, b, a), (b, a, b)):
                 _, P = dual_dynamics(net, np.array(p0), t_end=150.0, dt=0.1, record_every=5)
-                ax.plot(P[:, 0], P[:, 1], color="0.8", lw=0.8, zorder=1)
+                ax.plot(P[:, 0], P[:, 1], color="0.8", ls="-", lw=0.8, zorder=1)
     for e in eqs:
         ax.scatter(e.p[0], e.p[1], s=70, zorder=3, marker="o" if e.stable else "x",
                    color="tab:blue" if e.stable else "tab:red",

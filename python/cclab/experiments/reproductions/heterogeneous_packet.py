@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalogue import Context, Outcome, reproduction
-from ...plotting import pyplot
+from ...plotting import legend, pyplot
 from ...stats import mean_ci
 
 PAPER = "heterogeneous-congestion-control"
@@ -600,7 +600,7 @@ def wan(ctx: Context) -> Outcome:
     ax.plot([], [], "k*", ms=10, label="paper (text of VII)")
     ax.set_xticks(xs, labels)
     ax.set_ylabel("throughput (Mbit/s)")
-    ax.legend(fontsize=7)
+    legend(ax, "below", bbox_to_anchor=(0.5, -0.2))  # the bars reach the top: the legend goes under
     ax = axes[1]
     for off, c, colr in ((-0.15, "utilization", "tab:gray"), (0.15, "jain", "tab:purple")):
         ax.bar(xs + off, [m.loc[k, c] for k in keys], 0.3, yerr=[m.loc[k, f"{c}_ci95"] for k in keys], color=colr,
@@ -608,7 +608,7 @@ def wan(ctx: Context) -> Outcome:
         ax.plot(xs + off, [WAN_PAPER[k][c] for k in keys], "k*", ms=10)
     ax.set_xticks(xs, labels)
     ax.set_ylim(0, 1.05)
-    ax.legend(fontsize=7)
+    legend(ax, "below", bbox_to_anchor=(0.5, -0.2))
     n = int(df["n_seeds"].iloc[0])
 
     def fmt(r, c):
