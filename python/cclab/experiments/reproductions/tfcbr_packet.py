@@ -421,7 +421,9 @@ def alpha_beta_outcome(tab: pd.DataFrame, alphas, betas, loads) -> Outcome:
                 ax.set_xlabel("α")
             if j == 0:
                 ax.set_ylabel("β (s)")
-    axes[0, 0].legend(fontsize=7, loc="upper left")
+    # one legend for all panels, under them (in a corner it covered the small-α markers)
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="lower center", ncol=5, fontsize=8,
+               bbox_to_anchor=(0.5, -0.03))
     fig.suptitle("TFCBR (α, β) against TFRC, packet level (markers: ours; dotted: the paper's boundary α; "
                  "dashed: flow-level point C, α = 0.5)", fontsize=10)
     found = {(q, c): largest_alpha(tab[tab.queue == q], c) for q in queues for c in ("stf_mu", "stf_st")}
