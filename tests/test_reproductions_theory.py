@@ -8,7 +8,9 @@ from cclab.experiments import catalogue
 @pytest.mark.parametrize("name", ["background-fig2", "background-fig3", "background-fig4"])
 def test_background_entries_quick(name, tmp_path):
     outcome, paths = catalogue.get(name).run(quick=True, out=tmp_path, progress=False)
-    assert outcome.agrees is True, outcome.verdict
+    # Fig. 4: the paper's 22% is not what its own closed forms give (18.98%): it disagrees
+    assert outcome.agrees is (name != "background-fig4"), outcome.verdict
+    assert "tolerance" in outcome.verdict
     for p in paths.values():
         assert p.exists() and p.stat().st_size > 0
     assert len(pd.read_csv(paths["csv"])) == len(outcome.data)
@@ -17,6 +19,7 @@ def test_background_entries_quick(name, tmp_path):
 def test_tfcbr_alpha_beta_quick(tmp_path):
     outcome, paths = catalogue.get("tfcbr-alpha-beta").run(quick=True, out=tmp_path, progress=False)
     assert outcome.agrees is True, outcome.verdict
+    assert "np." not in paths["md"].read_text()  # numbers as plain text, not numpy reprs
 
 
 def test_fig4_table_is_extensible():
@@ -27,7 +30,7 @@ def test_fig4_table_is_extensible():
                                             ci_high=lambda d: d.mean_flows * 1.02)
     both = pd.concat([df, sim], ignore_index=True)
     fig = rb.plot_fig4(both)
-    assert len(fig.axes) == 1
+    assert len(fig.axes) == 2  # all policies, and the implementable one on its own scale
     verdict, details, agrees = rb.fig4_verdict(both)
     assert "vanilla" in verdict
 

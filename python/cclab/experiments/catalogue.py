@@ -64,6 +64,11 @@ class Outcome:
         values were read (text, table, or figure), and any difference explained.
     agrees: True/False when the entry checks a claim of the paper, None when it
         only shows something the paper does not quantify.
+    tolerance: how far from the paper's value a result may be and still agree, and where
+        that margin comes from (a confidence interval of the runs, the numerical precision
+        of a closed form, the rounding of the paper's printed number, or an explicit reading
+        of a qualitative claim). An entry that judges (``agrees`` not None) must state it,
+        here or in ``verdict`` (see :func:`verdict_text`).
     """
 
     data: Any
@@ -71,6 +76,22 @@ class Outcome:
     verdict: str
     details: str = ""
     agrees: bool | None = None
+    tolerance: str = ""
+
+
+def verdict_text(outcome: Outcome) -> str:
+    """The verdict line as written: the entry's verdict and its tolerance.
+
+    Raises ValueError when an entry judges a claim (``agrees`` is not None) but states no
+    tolerance, neither in ``tolerance`` nor in the verdict itself: a verdict a reader can
+    trust says how close is close enough and why.
+    """
+    text = outcome.verdict.strip()
+    if outcome.tolerance:
+        text += f" (tolerance: {outcome.tolerance.strip()})"
+    if outcome.agrees is not None and "tolerance" not in text.lower():
+        raise ValueError("the verdict states no tolerance (set Outcome.tolerance): " + text)
+    return text
 
 
 @dataclass(frozen=True)
@@ -169,16 +190,14 @@ def write_failure(entry: Reproduction, exc: BaseException, out: Path, *, quick: 
 def write_outcome(entry: Reproduction, outcome: Outcome, out: Path, *, quick: bool,
                   wall: float, seed: int = 1) -> dict[str, Path]:
     """Write ``NAME.csv``, ``NAME.png``, ``NAME.md`` and ``NAME.json`` for an outcome; return their paths."""
-    import matplotlib
+    from cclab.plotting import savefig
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    verdict = verdict_text(outcome)
+    outcome.verdict, outcome.tolerance = verdict, ""  # callers print outcome.verdict: with its tolerance
     paths = {"csv": out / f"{entry.name}.csv", "png": out / f"{entry.name}.png",
              "md": out / f"{entry.name}.md", "json": out / f"{entry.name}.json"}
     outcome.data.to_csv(paths["csv"], index=False)
-    outcome.figure.savefig(paths["png"], dpi=120, bbox_inches="tight")
-    plt.close(outcome.figure)
+    savefig(outcome.figure, paths["png"], dpi=120)
     status = {True: "agrees", False: "DISAGREES", None: "shown"}[outcome.agrees]
     size = "quick" if quick else "full"
     md = [
@@ -188,7 +207,7 @@ def write_outcome(entry: Reproduction, outcome: Outcome, out: Path, *, quick: bo
         f"- size: {size}" + (f" ({sz})" if (sz := entry.quick_size if quick else entry.full_size) else ""),
         f"- command: `{_command(entry, quick)}`",
         f"- wall time: {wall:.1f} s",
-        f"- verdict: **{status}** — {outcome.verdict}",
+        f"- verdict: **{status}** — {verdict}",
         "",
         outcome.details.strip(),
         "",
@@ -196,7 +215,7 @@ def write_outcome(entry: Reproduction, outcome: Outcome, out: Path, *, quick: bo
         "",
     ]
     paths["md"].write_text("\n".join(md))
-    rec = _record(entry, quick, seed, status=status, verdict=outcome.verdict, details=outcome.details.strip(),
+    rec = _record(entry, quick, seed, status=status, verdict=verdict, details=outcome.details.strip(),
                   wall_s=round(wall, 3), png=paths["png"].name, csv=paths["csv"].name, md=paths["md"].name)
     paths["json"].write_text(json.dumps(rec, indent=2) + "\n")
     return paths

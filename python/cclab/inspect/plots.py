@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..names import plot_label
+from ..plotting import legend, pyplot, savefig
 
 #: Lines drawn per panel at most (the largest by mean); more would hide each other.
 MAX_LINES = 8
@@ -43,20 +44,10 @@ _COUNTS = {"queue (packets)", "active flows", "files"}  # whole numbers: integer
 _HIDDEN = {"queue_bytes"}  # the same as queue_packets in other units
 
 
-def pyplot():
-    """matplotlib's pyplot on the file-only Agg backend (no display needed)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _legend(ax, **kw) -> None:
     """The legend to the right of the axes, outside the data."""
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False, borderaxespad=0, **kw)
+        legend(ax, "outside", fontsize=8, frameon=False, **kw)
 
 
 def _log_if_decades(ax, lines: list[np.ndarray]) -> None:
@@ -317,11 +308,7 @@ def completion_or_throughput_figure(result):
 
 
 def _save(fig, path: str | Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    pyplot().close(fig)
-    return path
+    return savefig(fig, path, dpi=110)
 
 
 def plot_completion_or_throughput(result, path: str | Path) -> Path:

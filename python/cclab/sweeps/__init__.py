@@ -322,12 +322,11 @@ def aggregate(df, params: Sequence[str], confidence: float = 0.95):
 
 def plot_aggregate(agg, y: str, x: str | None, hue: str | None, title: str = "", path: str | Path | None = None):
     """Draw an aggregate table: ``y`` against ``x`` with confidence intervals, one line per ``hue``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import pandas as pd
 
+    from cclab.plotting import pyplot, savefig
+
+    plt = pyplot()
     if y not in agg.columns:
         known = ", ".join(c for c in agg.columns if not c.endswith("_ci") and c not in ("runs", "failed"))
         raise ValueError(f"no metric {y!r} in the sweep; known: {known}")
@@ -357,6 +356,5 @@ def plot_aggregate(agg, y: str, x: str | None, hue: str | None, title: str = "",
         ax.legend(fontsize=8)
     fig.tight_layout()
     if path is not None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=120)
+        savefig(fig, path, dpi=120, close=False)
     return fig

@@ -98,9 +98,9 @@ def write_outputs(res, table, agg, out: Path, *, plot: str | None, x: str | None
         hue = hue or (res.params[1] if len(res.params) > 1 and res.params[1] != x else None)
         png = out / f"{plot.replace('/', '_')}.png"
         fig = plot_aggregate(agg, plot, x, hue, title=f"sweep {res.name}", path=png)
-        import matplotlib.pyplot as plt
+        from cclab.plotting import pyplot
 
-        plt.close(fig)
+        pyplot().close(fig)
         written.append(png)
     print("\nwrote " + ", ".join(str(p) for p in written))
 

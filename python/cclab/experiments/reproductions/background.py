@@ -21,18 +21,10 @@ import numpy as np
 import pandas as pd
 
 from cclab.experiments.catalogue import Context, Outcome, reproduction
+from cclab.plotting import pyplot
 from cclab.theory import background as bg
 
 PAPER = "background-transfers-minimal-delay"
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 # --------------------------------------------------------------------------- Fig. 2
@@ -71,21 +63,33 @@ def fig2(ctx: Context) -> Outcome:
     k = 10
     fs = np.linspace(0.0, 0.98, 50 if ctx.quick else 197)
     df = fig2_theory(k, fs=fs)
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    for rho, g in df.groupby("rho"):
-        ax.plot(g["f"], g["normalized"], lw=1.2, label=f"ours: N*·(1-ρ)/ρ, ρ={rho:g}")
+    from cclab.plotting import legend, log_axis, series, subplots
+
+    fig, (ax, axr) = subplots(1, 2, size="wide")
+    every = max(1, len(fs) // 10)
+    for i, (rho, g) in enumerate(df.groupby("rho")):
+        # markers offset per curve so that coinciding curves still show each marker
+        ax.plot(g["f"], g["normalized"], **series(i, markevery=(i * every // 6, every)), zorder=3 + i,
+                label=f"ours: N*·(1-ρ)/ρ, ρ={rho:g}")
+        axr.plot(g["f"], 100 * g["rel_gap"], **series(i, markevery=(i * every // 6, every)),
+                 label=f"ρ={rho:g}")
     first = df[df["rho"] == df["rho"].iloc[0]]
-    ax.plot(first["f"], first["erlang_approx"], "k-", lw=2.4, alpha=0.6,
+    ax.plot(first["f"], first["erlang_approx"], color="k", lw=1, ls=(0, (1, 1)), zorder=10,
             label="ours: Erlang approx. k+1+a_f f (Cor. 1)")
-    ax.plot([0.0], [k + 1], "rs", ms=8, label="paper: k+1 = 11 at f = 0 (eq. 13, n0 = 0)")
+    ax.plot([0.0], [k + 1], "kX", ms=10, mec="white", zorder=11, label="paper: k+1 = 11 at f = 0 (eq. 13, n0 = 0)")
     ax.set_xlabel("fraction f of the excess capacity taken by the CBF")
     ax.set_ylabel("short-flow delay / delay without other traffic")
-    ax.set_yscale("log")
-    ax.set_title("Fig. 2 (k = 10): curves ours; paper: approx. 'close for ρ ≥ .5', → ∞ as f → 1",
-                 fontsize=8)
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3)
+    log_axis(ax, "y")
+    ax.set_title("Fig. 2 (k = 10): the curves for ρ ≥ 0.5 coincide with the approximation;\n"
+                 "right: their gap. Paper: approx. 'close for ρ ≥ .5', → ∞ as f → 1")
+    legend(ax, "upper left")
+    axr.axhline(0, color="k", lw=0.8)
+    axr.axvline(0.95, color="0.5", lw=0.6, ls="--")
+    axr.set_xlabel("fraction f of the excess capacity taken by the CBF")
+    axr.set_ylabel("N*·(1-ρ)/ρ over the Erlang approx. − 1 (%)")
+    axr.set_title("relative gap to Corollary 1 (the verdict uses f ≤ 0.95, dashed)")
+    legend(axr, "lower left")
+    fig.tight_layout()
     # the paper's claim: the Erlang approximation is close for rho >= 0.5 (text of Fig. 2)
     band = df[df["f"] <= 0.95]
     worst = band.groupby("rho")["rel_gap"].apply(lambda s: float(np.max(np.abs(s))))
@@ -106,12 +110,15 @@ Largest relative gap |N*(1-ρ)/ρ ÷ (k+1+a_f f) − 1| over f ≤ 0.95 (k = 10)
 {table}
 
 The gap shrinks monotonically with ρ ({'yes' if monotone else 'no'}) and is at most
-{100 * hi.max():.1f}% for ρ ≥ 0.5 (criterion: ≤ 15% and smaller than for every ρ < 0.5).
+{100 * hi.max():.1f}% for ρ ≥ 0.5. Tolerance: 'close' is a qualitative claim; we read it as a gap
+of at most 15% for ρ ≥ 0.5 that is smaller than the gap at every ρ < 0.5 (the values are exact
+closed forms, so no sampling error enters; the 15% is our reading, not a measured error).
 At f = 0 all curves start at k + 1 = 11 (eq. 13 with n0 = 0), and they grow without
 bound as f → 1 (a_f → ∞).
 """
     verdict = (f"Erlang approximation within {100 * hi.max():.1f}% of N* for ρ ≥ 0.5 "
-               f"(vs {100 * lo.min():.0f}%+ below), the paper's 'close for ρ ≥ .5'")
+               f"(vs {100 * lo.min():.0f}%+ below), the paper's 'close for ρ ≥ .5' (tolerance: 'close' read as ≤ 15% "
+               "and below every ρ < 0.5; exact closed forms)")
     return Outcome(df, fig, verdict, details, agrees)
 
 
@@ -150,22 +157,26 @@ def fig3(ctx: Context) -> Outcome:
     peak1 = bg.wtcp_gap_limit(1, f0)
     worst = df.groupby("k")["gap"].max()
     worst[1] = max(worst[1], peak1)
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    for k, g in df.groupby("k"):
-        line, = ax.plot(g["f"], g["ratio"], lw=1.4, label=f"ours: k={k}")
-        if k >= 2 and k in (2, 5):
-            ax.plot(g["f"], 1 + g["bound"], ls=":", color=line.get_color(), lw=1,
+    from cclab.plotting import legend, paper_points, series, subplots
+
+    fig, ax = subplots(1, 1, size=(8.6, 4.6))
+    every = max(1, len(fs) // 9)
+    for i, (k, g) in enumerate(df.groupby("k")):
+        st = series(i, markevery=(i * every // 6, every))
+        st["linestyle"] = "-"  # exact limits solid; the bounds of eq. 19 dotted in the same colour
+        ax.plot(g["f"], g["ratio"], label=f"ours: k={k}", **st)
+        if k in (2, 5):
+            ax.plot(g["f"], 1 + g["bound"], ls=(0, (1, 1.5)), color=st["color"], lw=1.1,
                     label=f"ours: bound 1+b_k(f), eq. 19, k={k}")
-    ax.plot([f0], [1 + (3 - 2 * math.sqrt(2)) / (2 * math.sqrt(2) - 2)], "r*", ms=13,
-            label="paper: 20.7% at f = 2-√2, k = 1 (Thm 5, eq. 17)")
-    ax.axhline(1.08, color="r", ls="--", lw=0.8, label="paper: worst gap 8% for k = 5 (Sec. II-D)")
+    paper_points(ax, [f0], [1 + (3 - 2 * math.sqrt(2)) / (2 * math.sqrt(2) - 2)], marker="*", ms=14,
+                 label="paper: 20.7% at f = 2-√2, k = 1 (Thm 5, eq. 17)")
+    ax.axhline(1.08, color="k", ls="--", lw=0.8, label="paper: worst gap 8% for k = 5 (Sec. II-D)")
     ax.set_ylim(0.99, 1.3)
     ax.set_xlabel("fraction f of the excess capacity taken by the CBF")
     ax.set_ylabel("N_w / N*  (ρ → 1)")
-    ax.set_title("Fig. 3: wTCP over the optimal full-information policy", fontsize=9)
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3)
+    ax.set_title("Fig. 3: wTCP over the optimal full-information policy")
+    legend(ax, "outside")
+    fig.tight_layout()
     ok1 = abs(peak1 - 0.2071) < 5e-4 and worst[1] <= peak1 + 1e-12
     ok5 = abs(worst[5] - 0.08) < 0.005
     decreasing = bool(np.all(np.diff(worst.values) < 0))
@@ -187,9 +198,11 @@ k = 1: {100 * peak1:.3f}% at f = 2−√2 (paper 20.7%); k = 5: {100 * worst[5]:
 the worst gap decreases with k: {'yes' if decreasing else 'no'}. The dotted lines are the
 bound b_k(f) of eq. (19), which lies above the exact limit everywhere.
 """
-    verdict = (f"worst wTCP gap {100 * peak1:.1f}% at k = 1 (paper 20.7%), "
-               f"{100 * worst[5]:.1f}% at k = 5 (paper 8%), decreasing in k")
-    return Outcome(df, fig, verdict, details, agrees)
+    verdict = (f"worst wTCP gap {100 * peak1:.2f}% at k = 1 (paper 20.7%), "
+               f"{100 * worst[5]:.2f}% at k = 5 (paper 8%), decreasing in k")
+    tolerance = ("half a unit of the paper's last printed digit: ±0.05 point on 20.7%, ±0.5 point on 8% "
+                 "(exact closed forms, so only the paper's rounding limits the comparison)")
+    return Outcome(df, fig, verdict, details, agrees, tolerance=tolerance)
 
 
 # --------------------------------------------------------------------------- Fig. 4
@@ -227,75 +240,179 @@ def fig4_theory(k: int = 1, rhos=(0.5, 0.9), fs=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def plot_fig4(df: pd.DataFrame):
-    """Draw Fig. 4 from a table shaped like :func:`fig4_theory`'s (theory lines, other sources as markers)."""
-    plt = _pyplot()
+def implementable_peak(rho: float, k: int = 1, fs=None) -> tuple[float, float]:
+    """The largest excess of the optimal implementable policy over the optimal one,
+    max_f M*(k, f, rho)/N*(k, f, rho) - 1 ([BG] Theorems 1 and 3), and where it is.
+
+    Computed from the closed forms on the grid ``fs`` (default 201 points in (0, 1)), then
+    refined by a bounded Brent search (scipy ``minimize_scalar``, xatol 1e-10) between the
+    grid neighbours of the best grid point. The maximum sits at a kink of M*/N* (where the
+    optimal threshold n* steps), which the bounded search brackets.
+
+    Returns:
+        (f at the maximum, M*/N* - 1 there).
+    """
+    from scipy.optimize import minimize_scalar
+
+    fs = np.linspace(0.005, 0.995, 201) if fs is None else np.sort(np.asarray(fs, dtype=float))
+    gap = lambda f: bg.implementable_mean_flows(k, float(f), rho) / bg.optimal_mean_flows(k, float(f), rho) - 1
+    g = np.array([gap(f) for f in fs])
+    best_f, best = float(fs[int(np.argmax(g))]), float(g.max())
+    # refine around every grid local maximum that comes within 10% of the best (M*/N* has a
+    # kink at each step of n*, so there are several)
+    for i in range(len(fs)):
+        if g[i] >= 0.9 * g.max() and g[i] >= g[max(i - 1, 0)] and g[i] >= g[min(i + 1, len(fs) - 1)]:
+            lo, hi = fs[max(i - 1, 0)], fs[min(i + 1, len(fs) - 1)]
+            res = minimize_scalar(lambda f: -gap(f), bounds=(lo, hi), method="bounded", options={"xatol": 1e-10})
+            if -res.fun > best:
+                best_f, best = float(res.x), float(-res.fun)
+    return best_f, best
+
+
+#: The paper's statements on Fig. 4 (Sec. II-C, caption): M* up to 22% above N* at rho = 0.5,
+#: M* and N* practically indistinguishable at rho = 0.9, vanilla doubling the delay at f = 1.
+PAPER_FIG4_PEAK = 0.22
+#: Our reading of 'practically indistinguishable' (a qualitative claim, not a measured error).
+FIG4_INDISTINGUISHABLE = 0.02
+#: Closed forms evaluated by a bounded Brent search to xatol 1e-10 in f: the peak value is
+#: exact to far better than this; a paper value agrees only within it.
+FIG4_PEAK_TOL = 1e-4
+#: Vanilla/N* is evaluated at f = 1 - FIG4_F_GAP; its slope near f = 1 is below 2.1 (|d ratio/df|),
+#: so the limit is within 2.1 * FIG4_F_GAP of the value there.
+FIG4_F_GAP = 1e-6
+
+
+def plot_fig4(df: pd.DataFrame, peaks: dict | None = None):
+    """Draw Fig. 4 from a table shaped like :func:`fig4_theory`'s: for each rho, all policies
+    over the optimal (left) and the optimal implementable policy alone on its own y-range
+    (right, where M*/N* is a few percent); theory as lines, other sources as markers with
+    their confidence intervals. ``peaks``: rho -> (f, M*/N* - 1), marked on the right panels."""
+    from cclab.plotting import legend, paper_points, series, subplots
+
     rhos = sorted(df["rho"].unique())
-    fig, axes = plt.subplots(len(rhos), 1, figsize=(6.4, 3.4 * len(rhos)), sharex=True)
-    axes = np.atleast_1d(axes)
-    colors = {"optimal": "k", "implementable": "tab:blue", "wtcp": "tab:green", "vanilla": "tab:red"}
-    for ax, rho in zip(axes, rhos):
+    fig, axes = subplots(len(rhos), 2, size=(11.5, 3.3 * len(rhos)), sharex=True, squeeze=False)
+    idx = {pol: i for i, pol in enumerate(FIG4_POLICIES)}
+    for (ax, axz), rho in zip(axes, rhos):
         d = df[df["rho"] == rho]
         th = d[d["source"] == "theory"]
+        opt = th[th["policy"] == "optimal"].set_index("f")["mean_flows"]
         for pol in FIG4_POLICIES:
             g = th[th["policy"] == pol]
             if len(g):
-                ax.plot(g["f"], g["ratio_to_optimal"], color=colors[pol], lw=1.4,
-                        label=f"ours (theory): {pol}")
+                for a in ((ax, axz) if pol in ("optimal", "implementable") else (ax,)):
+                    a.plot(g["f"], g["ratio_to_optimal"], **series(idx[pol], marker=False),
+                           lw=2.2 if pol == "optimal" else 1.5, zorder=3 if pol == "implementable" else 2,
+                           label=f"ours (theory): {pol}")
         for (src, pol), g in d[d["source"] != "theory"].groupby(["source", "policy"]):
-            opt = th[th["policy"] == "optimal"].set_index("f")["mean_flows"]
             base = opt.reindex(g["f"]).values
-            ax.errorbar(g["f"], g["mean_flows"] / base,
-                        yerr=[(g["mean_flows"] - g["ci_low"]) / base, (g["ci_high"] - g["mean_flows"]) / base],
-                        fmt="o", ms=4, color=colors.get(pol, "gray"), label=f"ours ({src}): {pol}")
+            st = series(idx.get(pol, 7), line=False)
+            for a in ((ax, axz) if pol in ("optimal", "implementable") else (ax,)):
+                a.errorbar(g["f"], g["mean_flows"] / base,
+                           yerr=[(g["mean_flows"] - g["ci_low"]) / base, (g["ci_high"] - g["mean_flows"]) / base],
+                           capsize=2, zorder=4, label=f"ours ({src}, 95% CI): {pol}", **st)
+        paper_points(ax, [1.0], [2.0], marker="*", ms=13, label="paper: vanilla doubles the delay at f = 1 (caption)")
         if rho == 0.5:
-            ax.axhline(1.22, color="tab:blue", ls="--", lw=0.8,
-                       label="paper: implementable up to 22% above optimal (ρ=0.5, Sec. II-C)")
-        ax.plot([1.0], [2.0], "r*", ms=12, label="paper: vanilla doubles the delay at f = 1 (caption)")
+            axz.axhline(1 + PAPER_FIG4_PEAK, color="k", ls="--", lw=1,
+                        label="paper: implementable 'up to 22%' above optimal (Sec. II-C)")
+        if peaks and rho in peaks:
+            fp, vp = peaks[rho]
+            axz.plot([fp], [1 + vp], marker="o", ms=9, mfc="none", mec="k", ls="none", zorder=5,
+                     label=f"exact maximum {100 * vp:.2f}% at f = {fp:.4f}")
         ax.set_ylabel(f"delay / optimal delay, ρ = {rho:g}")
-        ax.set_ylim(0.95, 3.1)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=6.5, loc="best")
-    axes[-1].set_xlabel("fraction f of the excess capacity taken by the CBF")
-    axes[0].set_title(f"Fig. 4 (k = {int(df['k'].iloc[0])}): short-flow delay under CBF policies", fontsize=9)
+        top = max(th["ratio_to_optimal"].max(), 2.0)
+        ax.set_ylim(0.95, top * 1.06)
+        imp = th[th["policy"] == "implementable"]["ratio_to_optimal"]
+        hi = max(imp.max(), 1 + PAPER_FIG4_PEAK if rho == 0.5 else imp.max())
+        axz.set_ylim(0.995, 1 + (hi - 1) * 1.15 + 0.005)
+        axz.set_ylabel(f"M* / N* (zoom), ρ = {rho:g}")
+        legend(axz, "outside")
+    for a in axes[-1]:
+        a.set_xlabel("fraction f of the excess capacity taken by the CBF")
+    handles = {}
+    for a in axes[:, 0]:
+        for h, lab in zip(*a.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    axes[-1][0].legend(handles.values(), handles.keys(), loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
+    axes[0][0].set_title(f"Fig. 4 (k = {int(df['k'].iloc[0])}): every policy over the optimal")
+    axes[0][1].set_title("the optimal implementable policy on its own scale")
+    fig.tight_layout()
     return fig
 
 
-def fig4_verdict(df: pd.DataFrame) -> tuple[str, str, bool]:
-    """Compare the theory rows of a Fig. 4 table with the paper's statements."""
+def fig4_checks(peaks: dict, vanilla_end: dict) -> list[tuple[str, bool]]:
+    """The paper's three statements on Fig. 4 against the closed forms, each with its tolerance.
+
+    peaks: rho -> (f, max M*/N* - 1) from :func:`implementable_peak`; vanilla_end: rho ->
+    vanilla/N* at f = 1 - FIG4_F_GAP.
+    """
+    out = []
+    if 0.5 in peaks:
+        f5, p5 = peaks[0.5]
+        out.append((f"ρ = 0.5: max M*/N* − 1 = {100 * p5:.2f}% at f = {f5:.4f} against the paper's "
+                    f"{100 * PAPER_FIG4_PEAK:.0f}%; tolerance ±{100 * FIG4_PEAK_TOL:.2f} points (the closed forms "
+                    "maximised to 1e-10 in f: numerical precision, not a simulation error)",
+                    abs(p5 - PAPER_FIG4_PEAK) <= FIG4_PEAK_TOL))
+    if 0.9 in peaks:
+        f9, p9 = peaks[0.9]
+        out.append((f"ρ = 0.9: max M*/N* − 1 = {100 * p9:.2f}% (f = {f9:.4f}); 'practically indistinguishable' "
+                    f"read as below {100 * FIG4_INDISTINGUISHABLE:.0f}% (our reading of a qualitative claim)",
+                    p9 < FIG4_INDISTINGUISHABLE))
+    for rho, v in sorted(vanilla_end.items()):
+        tol = 2.1 * FIG4_F_GAP
+        out.append((f"ρ = {rho:g}: vanilla/N* = {v:.6f} at f = 1 − {FIG4_F_GAP:g} against the paper's 2 at f = 1; "
+                    f"tolerance {tol:.1e} (slope ≤ 2.1 times the distance to f = 1)", abs(v - 2.0) <= tol))
+    return out
+
+
+def fig4_verdict(df: pd.DataFrame, peaks: dict | None = None) -> tuple[str, str, bool]:
+    """Compare the closed forms behind a Fig. 4 table with the paper's statements.
+
+    ``peaks`` (rho -> (f, M*/N* - 1)) defaults to :func:`implementable_peak` on the table's f grid.
+    """
     th = df[df["source"] == "theory"]
-    imp = th[th["policy"] == "implementable"].groupby("rho")["ratio_to_optimal"].max()
+    k = int(th["k"].iloc[0])
+    rhos = sorted(th["rho"].unique())
+    if peaks is None:
+        peaks = {r: implementable_peak(r, k, th[th["rho"] == r]["f"].unique()) for r in rhos}
+    van_end = {r: bg.vanilla_mean_flows(k, 1 - FIG4_F_GAP, r) / bg.optimal_mean_flows(k, 1 - FIG4_F_GAP, r)
+               for r in rhos}
     van = th[th["policy"] == "vanilla"]
-    van_end = van[van["f"] == van["f"].max()].set_index("rho")["ratio_to_optimal"]
     van_max = van.groupby("rho")["ratio_to_optimal"].max()
-    ok_05 = abs(imp.get(0.5, math.nan) - 1.22) <= 0.05
-    ok_09 = imp.get(0.9, math.nan) < 1.02
-    ok_van = bool(np.all(van_max > 1.95))
-    agrees = bool(ok_05 and ok_09 and ok_van)
-    table = "\n".join(f"| {r:g} | {100 * (imp[r] - 1):.1f}% | {van_end[r]:.2f} | {van_max[r]:.2f} |"
-                      for r in imp.index)
+    checks = fig4_checks(peaks, van_end)
+    agrees = all(ok for _, ok in checks)
+    f5, p5 = peaks.get(0.5, (math.nan, math.nan))
+    table = "\n".join(f"| {r:g} | {100 * peaks[r][1]:.2f}% | {peaks[r][0]:.4f} | {van_end[r]:.6f} | {van_max[r]:.2f} |"
+                      for r in rhos)
     details = f"""
 Paper (Sec. II-C and Fig. 4 caption, k = 1): the optimal implementable policy's delay "can
 be up to 22% higher than the optimal for ρ = 0.5"; "for ρ = 0.9 the delays of the two
 algorithms are practically indistinguishable"; 'vanilla' (every background file its own TCP
 flow) "doubles the delay at f = 1" and "could more than double" it (Sec. I).
 
-| ρ | max M*/N* − 1 (ours) | vanilla/N* at largest f | max vanilla/N* |
-|---|---|---|---|
+| ρ | max M*/N* − 1 (exact) | at f | vanilla/N* at f = 1 − {FIG4_F_GAP:g} | max vanilla/N* on the grid |
+|---|---|---|---|---|
 {table}
 
-Our peak of M*/N* at ρ = 0.5 sits at the kink f = 2/3 where the optimal threshold moves
-from n* = 0 to n* = 1; it is {100 * (imp.get(0.5, math.nan) - 1):.1f}% against the paper's
-22% (read from the text; criterion ±5 points). The implementable policy is computed exactly
-(x_n = min(x̄, C/(k+n)), eq. 15, x̄ solved for the target f) and checked against the
-stationary distribution of chain (1) in the tests, so the 3-point difference is the
-paper's reading or a different numerical method, not a truncation. At ρ = 0.9 the
-difference is {100 * (imp.get(0.9, math.nan) - 1):.1f}% ('practically indistinguishable').
+**The paper's 22% is not what its own formulas give.** M* (Theorem 3: x_n = min(x̄, C/(k+n)),
+eq. 15, x̄ solved for the target f) and N* (Theorem 1 with the fractional x_(n*+1) of eq. 10),
+both checked against the stationary distribution of chain (1) in `tests/test_theory_background.py`,
+give M*/N* − 1 at most **{100 * p5:.2f}% at f = {f5:.4f}** for ρ = 0.5 (the kink f = 2/3 where the
+optimal threshold n* steps from 0 to 1). Computation: M*/N* − 1 on the f grid of the table,
+then a bounded Brent search (`scipy.optimize.minimize_scalar`, xatol 1e-10) between the grid
+neighbours of the best grid point (`implementable_peak`). The 22% is about 3 points above
+this, far outside the numerical precision of the closed forms, so this claim **disagrees**:
+the paper's number is either read loosely off its figure or from a different computation.
+
+Checks (each with its tolerance):
+
+""" + "\n".join(f"- {'OK' if ok else 'FAILS'}: {c}" for c, ok in checks) + """
+
 Vanilla/N* → (k+1)/(k+1−f) · N_w/N* → 2 as f → 1 and exceeds 2 at intermediate f.
 """
-    verdict = (f"M*/N* peaks at {100 * (imp.get(0.5, math.nan) - 1):.1f}% for ρ=0.5 (paper: up to 22%), "
-               f"{100 * (imp.get(0.9, math.nan) - 1):.1f}% for ρ=0.9 (paper: indistinguishable); "
-               f"vanilla/N* → 2 as f → 1")
+    verdict = (f"M*/N* peaks at {100 * p5:.2f}% (f = {f5:.4f}) for ρ=0.5, exact closed forms (tolerance "
+               f"±{100 * FIG4_PEAK_TOL:.2f} points): the paper's 22% is not what its formulas give; "
+               + (f"{100 * peaks[0.9][1]:.2f}% for ρ=0.9 (paper: indistinguishable, read as < 2%); " if 0.9 in peaks else "")
+               + "vanilla/N* → 2 as f → 1 (to 2e-6)")
     return verdict, details, agrees
 
 
@@ -350,21 +467,43 @@ def fig4(ctx: Context) -> Outcome:
     sim_fs = (0.2, 0.5, 0.8) if ctx.quick else (0.1, 0.3, 0.5, 2 / 3, 0.8, 0.9)
     fs = np.unique(np.concatenate([fs, [2.0 / 3.0], sim_fs]))  # theory also at the simulated f
     df = fig4_theory(1, (0.5, 0.9), fs)
-    verdict, details, agrees = fig4_verdict(df)
+    peak_fs = np.union1d(fs, np.linspace(0.005, 0.995, 100))  # the peak on at least 100 points
+    peaks = {r: implementable_peak(r, 1, peak_fs) for r in (0.5, 0.9)}
+    verdict, details, agrees = fig4_verdict(df, peaks)
+    replications = 10 if ctx.quick else 20
     try:  # second line of evidence: the flow-level simulator (needs the compiled core)
         sim = fig4_flowsim(1, (0.5, 0.9), sim_fs, duration=1e5 if ctx.quick else 1e6,
-                           replications=10 if ctx.quick else 20, seed=ctx.seed)
+                           replications=replications, seed=ctx.seed)
     except ImportError:
         sim = None
     if sim is not None:
-        # within twice the 95% half-width (about 1/1000 false alarms per point)
-        inside = (sim["theory"] - sim["mean_flows"]).abs() <= 2 * (sim["ci_high"] - sim["mean_flows"])
+        inside, widen = flowsim_within(sim, replications)
         worst = ((sim["mean_flows"] - sim["theory"]) / sim["theory"]).abs().max()
-        verdict += f"; flow-level simulator within its CI at {int(inside.sum())}/{len(sim)} points"
-        details += (f"\n**Flow-level simulator** (`cclab.flowsim`, markers with 95% intervals): "
-                    f"{int(inside.sum())} of {len(sim)} (ρ, f, policy) points lie within twice their "
-                    f"confidence half-width of the theory; the largest relative difference is "
-                    f"{100 * worst:.1f}%.\n")
+        verdict += (f"; flow-level simulator within its Bonferroni-corrected 95% CI ({widen:.2f} × the "
+                    f"per-point half-width, {len(sim)} points, {replications} replications) at "
+                    f"{int(inside.sum())}/{len(sim)} points")
+        details += (f"\n**Flow-level simulator** (`cclab.flowsim`, markers with 95% intervals over "
+                    f"{replications} independent replications): {int(inside.sum())} of {len(sim)} (ρ, f, policy) "
+                    f"points lie within the simultaneous 95% interval of the theory (Bonferroni over the "
+                    f"{len(sim)} points: each half-width times t(1−0.025/{len(sim)})/t(0.975) = {widen:.2f}, "
+                    f"so all points inside has probability ≥ 95% if the simulator matches the theory); "
+                    f"the largest relative difference is {100 * worst:.1f}%.\n")
         agrees = bool(agrees and inside.all())
         df = pd.concat([df, sim], ignore_index=True)
-    return Outcome(df, plot_fig4(df), verdict, details, agrees)
+    return Outcome(df, plot_fig4(df, peaks), verdict, details, agrees)
+
+
+def flowsim_within(sim: pd.DataFrame, replications: int, confidence: float = 0.95) -> tuple[pd.Series, float]:
+    """Which simulated points lie within a simultaneous ``confidence`` interval of the theory.
+
+    Each row's 95% Student-t half-width (``ci_high - mean_flows``, over ``replications``
+    replications) is widened by t(1 - (1-confidence)/(2m)) / t(0.975) for the m rows
+    (Bonferroni), so that every point of a correct simulator falls inside with probability at
+    least ``confidence``. Returns (inside per row, the widening factor).
+    """
+    from cclab.stats import t_quantile
+
+    m = len(sim)
+    widen = t_quantile(1 - (1 - confidence) / m, replications - 1) / t_quantile(0.95, replications - 1)
+    half = sim["ci_high"] - sim["mean_flows"]
+    return (sim["theory"] - sim["mean_flows"]).abs() <= widen * half, widen

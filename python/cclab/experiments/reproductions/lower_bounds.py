@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from cclab.experiments.catalogue import Context, Outcome, reproduction
+from cclab.plotting import legend, log_axis, pyplot, series, text_number
 from cclab.theory import lower_bounds as lb
 
 PAPER = "lower-bounds-queuing-loss"
@@ -46,15 +47,6 @@ def _runs(ctx: Context, full: int = 1000, quick: int = 100) -> int:
     return quick if ctx.quick else full
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _md_table(df: pd.DataFrame, floatfmt: str = "{:.4g}") -> str:
     """A DataFrame as a Markdown table (no extra dependency)."""
     cols = list(df.columns)
@@ -62,11 +54,7 @@ def _md_table(df: pd.DataFrame, floatfmt: str = "{:.4g}") -> str:
     for _, row in df.iterrows():
         cells = []
         for c in cols:
-            v = row[c]
-            if isinstance(v, (float, np.floating)):
-                cells.append("" if not np.isfinite(v) else floatfmt.format(v))
-            else:
-                cells.append(str(v))
+            cells.append(text_number(row[c], floatfmt))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -108,7 +96,7 @@ def queue_trace(phases: np.ndarray, waits: np.ndarray, packet_time: int, period:
               quick_size="one run per distribution", full_size="one run per distribution")
 def fig4(ctx: Context) -> Outcome:
     """One steady-state period of the queue for each main distribution."""
-    plt = _pyplot()
+    plt = pyplot()
     n, u = 1000, 1.0
     tpp = lb.TICKS_PER_PACKET
     period = lb.period_ticks(n, u, tpp)
@@ -145,6 +133,8 @@ def fig4(ctx: Context) -> Outcome:
                    verdict="shape as in the paper: queue builds from asynchrony alone; "
                            f"peaks {', '.join(f'{r:.0f}' for r in s['max queue'])} packets "
                            "(uniform, exponential, Pareto 2.1)" + ("" if ok else "; steady state NOT reached in 2 periods"),
+                   tolerance="none needed: the only check is that the steady state repeats exactly (integer "
+                             "ticks) within 2 periods, as eq. 23 promises",
                    details=details, agrees=None if ok else False)
 
 
@@ -158,7 +148,7 @@ PCTS = np.array([0, 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 98, 99, 99.5, 
               quick_size="100 runs", full_size="1,000 runs, as in the paper")
 def fig5(ctx: Context) -> Outcome:
     """Pooled queue CDFs for uniform, exponential and Pareto k = 2.1, 1.8, 2.5."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     res = {(d, k): lb.smooth_queue(1000, d, runs=runs, seed=ctx.seed, k=k) for d, k in FIVE}
     rows = []
@@ -197,7 +187,9 @@ def fig5(ctx: Context) -> Outcome:
         + _md_table(table.reset_index()))
     return Outcome(data=df, figure=fig, agrees=ok, details=details,
                    verdict=("all three claims of the text hold" if ok else "some claims fail") +
-                           f"; 99th percentile: uniform {uni[99]:.0f}, exponential {exp_[99]:.0f}, Pareto {par[99]:.0f}")
+                           f"; 99th percentile: uniform {uni[99]:.0f}, exponential {exp_[99]:.0f}, Pareto {par[99]:.0f}",
+                   tolerance=f"orderings of the pooled percentiles of {runs} runs, strict, no margin (the claims "
+                             "are qualitative orderings)")
 
 
 # ----------------------------------------------------------------------------- Fig. 6
@@ -207,50 +199,96 @@ def fig5(ctx: Context) -> Outcome:
               quick_size="100 runs", full_size="1,000 runs, as in the paper")
 def fig6(ctx: Context) -> Outcome:
     """Pooled queue CDFs for several N, for each main distribution."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     ns = (100, 500, 1000, 2000, 5000)
-    rows = []
+    rows, low_hw = [], {}
     fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
     for ax, (d, k) in zip(axes, MAIN):
         for j, n in enumerate(ns):
             r = lb.smooth_queue(n, d, runs=runs, seed=ctx.seed, k=k)
+            if n == 100:
+                low_hw[d] = batch_percentile_ci(r.queues, 5)
             x, p = r.cdf()
-            ax.plot(x, p, color=plt.cm.viridis(j / (len(ns) - 1)), label=f"N = {n}")
+            ax.plot(x, p, **series(j, markevery=max(1, len(x) // 8)), label=f"N = {n:,}")
             for pc, v in zip(PCTS, r.percentile(PCTS)):
                 rows.append({"dist": d, "k": k, "n": n, "percentile": pc, "queue_packets": v})
-        ax.axhline(0.05, color="k", lw=0.5, ls=":")
+        ax.axhline(0.05, color="k", lw=0.6, ls=":")
+        ax.axvline(FIG6_NO_QUEUE, color="0.4", lw=0.6, ls="--")
         ax.set_title(_label(d, k))
-        ax.set_xlabel("queue size (packets)")
+        ax.set_xlabel("queue size found (packets; linear below 1, log above)")
+        log_axis(ax, "x", symlog_threshold=1.0)
         ax.set_xlim(0, None)
     axes[0].set_ylabel("fraction of packets (CDF)")
-    axes[0].legend(fontsize=8)
-    fig.suptitle(f"Fig. 6 (ours): U = 1, {runs} runs; paper: 5th percentile 0 at N = 100, up to ~10 packets at N = 5,000")
+    axes[0].text(FIG6_NO_QUEUE, 0.06, " 1 packet", fontsize=7, color="0.3")
+    axes[0].text(0.02, 0.07, "5th percentile", fontsize=7)
+    legend(axes[-1], "outside")
+    fig.suptitle(f"Fig. 6 (ours): U = 1, {runs} runs; paper: bottom 5% see no queuing at N = 100, "
+                 "up to ~10 packets at N = 5,000")
     fig.tight_layout()
     df = pd.DataFrame(rows)
     p5 = df[df.percentile == 5].pivot_table(index="n", columns="dist", values="queue_packets")
     grow = all(
         np.all(np.diff(df[(df.dist == d) & (df.percentile == pc)].sort_values("n").queue_packets) > 0)
         for d, _ in MAIN for pc in (5, 50, 95, 99))
-    low_ok = bool((p5.loc[100] < 1.5).all())
-    high = float(p5.loc[5000].max())
-    high_ok = 5.0 <= high <= 15.0
+    hw = pd.Series(low_hw)
+    low_ok, high_ok, high = fig6_claims(p5, hw)
     ok = grow and low_ok and high_ok
     details = (
         "Paper (section V, text on Fig. 6): larger N consistently produces longer queues; 'while "
         "bottom 5% packets experience no queuing at all with 100 flows, queue sizes for this "
         "percentile can be as large as 10 packets with 5,000 flows'. The paper does not say which "
-        "distribution the figure shows; we show all three. We read 'no queuing' as less than about "
-        "one packet (invisible on a packet-scale axis; our queues are fractional, eq. 6) and check "
-        "5th percentile < 1.5 packets at N = 100 and between 5 and 15 packets (largest over the "
-        "three distributions) at N = 5,000.\n\n"
+        "distribution the figure shows; we show all three. Tolerances: 'no queuing' is read at the "
+        "queue's resolution, one packet: our queues are fractional (eq. 6), and a packet that finds at "
+        f"most {FIG6_NO_QUEUE:g} packet of work finds no whole packet waiting ahead, only the one being "
+        "transmitted (the same reading as Fig. 8's); so the 5th percentile at N = 100 must be at most "
+        f"{FIG6_NO_QUEUE:g} packet for every distribution, within its 95% confidence interval (batch means: "
+        f"the runs split into {FIG6_BATCHES} batches, Student t over the batches' pooled 5th percentiles). 'As large as 10' is a one-significant-figure "
+        "number: it agrees with any value that rounds to 10 at that precision, [5, 15) packets (largest "
+        "over the three distributions).\n\n"
         f"- {'OK' if grow else 'FAILS'}: 5th, 50th, 95th, 99th percentiles grow with N for every distribution\n"
-        f"- {'OK' if low_ok else 'FAILS'}: 5th percentile at N = 100 below 1.5 packets\n"
+        f"- {'OK' if low_ok else 'FAILS'}: 5th percentile at N = 100 at most {FIG6_NO_QUEUE:g} packet "
+        "(" + ", ".join(f"{d} {p5.loc[100, d]:.3f} ± {hw[d]:.3f}" for d, _ in MAIN) + ")\n"
         f"- {'OK' if high_ok else 'FAILS'}: 5th percentile at N = 5,000 reaches {high:.1f} packets (paper: 'as large as 10')\n\n"
         "5th percentile (packets):\n\n" + _md_table(p5.reset_index()))
     return Outcome(data=df, figure=fig, agrees=ok, details=details,
                    verdict=f"queues grow with N; 5th percentile {p5.loc[100].max():.2f} packets at N = 100 "
-                           f"and up to {high:.1f} at N = 5,000 (paper: 0 and ~10)")
+                           f"(paper: no queuing; tolerance: at most {FIG6_NO_QUEUE:g} packet, the queue's "
+                           f"resolution, within the 95% CI of the runs, ±{hw.max():.3f}) and up to {high:.1f} at N = 5,000 (paper: ~10; tolerance [5, 15), "
+                           "the rounding of a one-significant-figure number)")
+
+
+#: 'No queuing' at the queue's resolution: a packet finding at most one packet of (fractional,
+#: eq. 6) work finds no whole packet waiting ahead of it.
+FIG6_NO_QUEUE = 1.0
+
+
+#: Batches of runs for the confidence interval of a pooled percentile (batch means).
+FIG6_BATCHES = 10
+
+
+def batch_percentile_ci(queues: np.ndarray, p: float, batches: int = FIG6_BATCHES,
+                        confidence: float = 0.95) -> float:
+    """Half-width of a ``confidence`` interval of the pooled ``p``-th percentile of ``queues``
+    (runs x packets), by batch means: the runs (independent) split into ``batches`` groups,
+    the pooled percentile of each, and a Student-t interval over the groups."""
+    from cclab.stats import t_quantile
+
+    groups = np.array_split(np.asarray(queues), batches, axis=0)
+    vals = np.array([np.percentile(g, p) for g in groups if len(g)])
+    if len(vals) < 2:
+        return float("nan")
+    return float(t_quantile(confidence, len(vals) - 1) * vals.std(ddof=1) / math.sqrt(len(vals)))
+
+
+def fig6_claims(p5: pd.DataFrame, halfwidth: pd.Series | None = None) -> tuple[bool, bool, float]:
+    """Fig. 6's two numbers against a table of 5th percentiles (index N, one column per
+    distribution) and the 95% half-widths of those at N = 100 (per distribution; 0 if None):
+    (no queuing at N = 100: within one packet up to that interval; ~10 at N = 5,000 within
+    [5, 15); the largest 5th percentile at N = 5,000)."""
+    high = float(p5.loc[5000].max())
+    hw = 0.0 if halfwidth is None else halfwidth.reindex(p5.columns).fillna(0.0)
+    return bool((p5.loc[100] - hw <= FIG6_NO_QUEUE).all()), 5.0 <= high < 15.0, high
 
 
 # ----------------------------------------------------------------------------- Fig. 7
@@ -260,7 +298,7 @@ def fig6(ctx: Context) -> Outcome:
               quick_size="N on 8 points, 100 runs", full_size="N on 15 points, 1,000 runs")
 def fig7(ctx: Context) -> Outcome:
     """Top-1 % queue (pooled 99th percentile) against N beside eqs. 19 and 22."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     ns = np.unique(np.round(np.geomspace(100, 5000, 8 if ctx.quick else 15)).astype(int))
     rows = []
@@ -319,7 +357,10 @@ def fig7(ctx: Context) -> Outcome:
         + "\n".join(f"- {'shown' if v is None else ('OK' if v else 'FAILS')}: {c}" for c, v in checks.items())
         + "\n\n" + _md_table(df[["dist", "n", "top1_queue", "q_min", "q_max", "q_clt_eq16"]]))
     return Outcome(data=df, figure=fig, agrees=ok, details=details,
-                   verdict="; ".join(verdicts) + "; Uniform/Exponential slopes ~1/2 (Theorem 1)")
+                   verdict="; ".join(verdicts) + "; Uniform/Exponential slopes ~1/2 (Theorem 1)",
+                   tolerance=f"'remarkably close' to Q_max read as within {close:.0%} (our reading; 20% in quick mode, "
+                             "where 100 runs underestimate the pooled percentile); slope 1/2 ± 0.05; 'mostly "
+                             "below' as more than half of the N points")
 
 
 # ----------------------------------------------------------------------------- Figs. 8 and 9
@@ -333,7 +374,7 @@ PAPER_FIG9 = {0.95: (25, 49, 75), 0.75: (9, 20, 34), 0.5: (2, 5, 5)}
               quick_size="100 runs", full_size="1,000 runs, as in the paper")
 def fig8(ctx: Context) -> Outcome:
     """Pooled queue CDFs for several utilizations."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     rows, zero = [], []
     fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
@@ -341,19 +382,22 @@ def fig8(ctx: Context) -> Outcome:
         for j, u in enumerate(UTILS_FIG8):
             r = lb.smooth_queue(1000, d, utilization=u, runs=runs, seed=ctx.seed, k=k)
             x, p = r.cdf()
-            ax.plot(x, p, color=plt.cm.plasma(j / len(UTILS_FIG8)), label=f"U = {u:g}")
+            ax.plot(x, p, **series(j, markevery=max(1, len(x) // 8)), label=f"U = {u:g}")
             for pc, v in zip(PCTS, r.percentile(PCTS)):
                 rows.append({"dist": d, "k": k, "utilization": u, "percentile": pc, "queue_packets": v})
             if u == 0.5:
                 zero.append({"dist": d, "80th percentile (packets)": float(r.percentile(80)),
                              "share with no whole packet waiting": float(np.mean(r.waiting_packets == 0)),
                              "share with zero wait": float(np.mean(r.queues == 0))})
-        ax.axhline(0.8, color="k", lw=0.5, ls=":")
-        ax.set_xscale("symlog", linthresh=1)
+        ax.axhline(0.8, color="k", lw=0.6, ls=":")
+        ax.axvline(1.0, color="0.4", lw=0.6, ls="--")
+        log_axis(ax, "x", symlog_threshold=1.0)
+        ax.set_xlim(0, None)
         ax.set_title(_label(d, k))
-        ax.set_xlabel("queue size (packets, symlog)")
+        ax.set_xlabel("queue size found (packets; linear below 1, log above)")
     axes[0].set_ylabel("fraction of packets (CDF)")
-    axes[0].legend(fontsize=8)
+    axes[0].text(0.03, 0.81, "80%", fontsize=7)
+    legend(axes[-1], "outside")
     fig.suptitle(f"Fig. 8 (ours): N = 1,000, {runs} runs; paper: bottom 80% see no queuing at U = 0.5")
     fig.tight_layout()
     df = pd.DataFrame(rows)
@@ -374,7 +418,9 @@ def fig8(ctx: Context) -> Outcome:
     return Outcome(data=df, figure=fig, agrees=ok, details=details,
                    verdict="at U = 0.5, " + ", ".join(
                        f"{r['share with no whole packet waiting']:.0%}" for _, r in z.iterrows())
-                           + " of packets (uniform, exponential, Pareto) find no whole packet waiting (paper: bottom 80%)")
+                           + " of packets (uniform, exponential, Pareto) find no whole packet waiting (paper: bottom 80%)",
+                   tolerance="at least 80% of the pooled packets, 'no queuing' at the queue's resolution of one "
+                             "packet (no whole packet waiting ahead); growth with U without margin")
 
 
 @reproduction("lowerbounds-fig9", paper=PAPER, figure="Fig. 9",
@@ -383,7 +429,7 @@ def fig8(ctx: Context) -> Outcome:
               full_size="U on 20 points, 1,000 runs; 4,000 at the three stated U")
 def fig9(ctx: Context) -> Outcome:
     """Top-1 % queue against U beside the values stated in section V."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     grid = np.round(np.linspace(0.05, 1.0, 20 if not ctx.quick else 9), 4)
     us = np.unique(np.concatenate([grid, list(PAPER_FIG9)]))
@@ -436,7 +482,11 @@ def fig9(ctx: Context) -> Outcome:
     return Outcome(data=df, figure=fig, agrees=ok, details=details,
                    verdict=f"{int(c.agrees.sum())}/{len(c)} stated values matched (max deviation "
                            f"{c['diff %'].abs().max():.0f}%); Pareto gains most from lower U" if pareto_most else
-                           f"{int(c.agrees.sum())}/{len(c)} stated values matched; Pareto does not gain most")
+                           f"{int(c.agrees.sum())}/{len(c)} stated values matched; Pareto does not gain most",
+                   tolerance=("20% or 1 packet, about 2.5-3 standard deviations of the difference: the pooled top-1% "
+                              "of 1,000 runs varies 3-7% between seeds (the paper's), 4,000 runs ~3% (ours)"
+                              if not ctx.quick else "35% or 1.5 packets in quick mode (fewer runs; full size: 20% or "
+                              "1 packet, about 2.5-3 standard deviations of the seed-to-seed spread)"))
 
 
 # ----------------------------------------------------------------------------- Figs. 10-12 (loss)
@@ -456,41 +506,53 @@ def _loss_rows(ctx: Context, runs: int, settings) -> pd.DataFrame:
               quick_size="N on 7 points, 100 runs", full_size="N on 13 points, 1,000 runs")
 def fig10(ctx: Context) -> Outcome:
     """Steady-state loss against N for B = 10 and 20."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     ns = (100, 200, 500, 1000, 2000, 3000, 5000) if ctx.quick else \
         (100, 150, 200, 300, 500, 700, 1000, 1500, 2000, 2500, 3000, 4000, 5000)
     df = _loss_rows(ctx, runs, [(d, k, n, 1.0, b) for d, k in MAIN for b in (10, 20) for n in ns])
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for d, k in MAIN:
+    fig, ax = plt.subplots(figsize=(8.6, 4.5))
+    for j, (d, k) in enumerate(MAIN):
         for b, ls in ((10, "-"), (20, "--")):
             s = df[(df.dist == d) & (df.buffer == b)]
-            ax.plot(s.n, 100 * s.loss, ls, marker="o", ms=3, color=COLORS[d], label=f"{_label(d, k)}, B = {b}")
-    for b, v in ((10, 5.0), (20, 3.0)):
-        ax.axhline(v, color="k", lw=0.6, ls=":" if b == 10 else "-.")
-        ax.text(5000, v, f" paper text: ~{v:g}% (B = {b})", va="bottom", ha="right", fontsize=8)
-    ax.set_xlabel("number of flows N")
-    ax.set_ylabel("loss rate (%)")
-    ax.set_title(f"Fig. 10 (ours): U = 1, {runs} runs per point")
-    ax.legend(fontsize=7, ncol=2)
+            st = series(j)
+            st["linestyle"] = ls
+            ax.errorbar(s.n, 100 * s.loss, yerr=200 * s.loss_stderr, capsize=2, label=f"{_label(d, k)}, B = {b}", **st)
+    for b, v in FIG10_PAPER.items():
+        ax.axhspan(v - FIG10_TOL_POINTS, v + FIG10_TOL_POINTS, color="0.85", zorder=0)
+        ax.axhline(v, color="k", lw=0.6, ls="-" if b == 10 else "--")
+        ax.text(ns[0], v + FIG10_TOL_POINTS, f"paper text: ~{v:g}% (B = {b}) ± {FIG10_TOL_POINTS:g}", va="bottom",
+                fontsize=7)
+    log_axis(ax, "x")
+    ax.set_xticks(ns)
+    ax.set_xticklabels([f"{n:,}" for n in ns], rotation=45)
+    ax.xaxis.set_minor_formatter(plt.NullFormatter())
+    ax.set_xlabel("number of flows N (log scale)")
+    ax.set_ylabel("loss rate (% of packets), ± 2 standard errors")
+    ax.set_title(f"Fig. 10 (ours): U = 1, {runs} runs per point; grey: the paper's values ± {FIG10_TOL_POINTS:g} point")
+    legend(ax, "outside")
     fig.tight_layout()
     checks = {}
     stab = []
     for d, k in MAIN:
         for b in (10, 20):
             s = df[(df.dist == d) & (df.buffer == b)].set_index("n").loss
+            se = df[(df.dist == d) & (df.buffer == b)].set_index("n").loss_stderr
             rise = s.loc[1000] > s.loc[100]
             beyond = s[s.index >= 1000]
-            plateau = bool((abs(beyond / s.loc[1000] - 1) <= 0.25).all())
+            plateau = fig10_stable(beyond, se[se.index >= 1000])
             checks[f"{_label(d, k)}, B = {b}: loss rises from N = 100 to 1,000 "
-                   f"({100 * s.loc[100]:.2f}% -> {100 * s.loc[1000]:.2f}%) and stays within 25% of that "
-                   f"up to N = 5,000 ({100 * beyond.min():.2f}-{100 * beyond.max():.2f}%; peak at N = {s.idxmax()}, "
+                   f"({100 * s.loc[100]:.2f}% -> {100 * s.loc[1000]:.2f}%) and stays within "
+                   f"{FIG10_TOL_POINTS:g} point + 2 standard errors of that up to N = 5,000 "
+                   f"({100 * beyond.min():.2f}-{100 * beyond.max():.2f}%; peak at N = {s.idxmax()}, "
                    f"{100 * s.loc[5000]:.2f}% at 5,000)"] = bool(rise and plateau)
             if d != "uniform":
-                stab.append({"dist": d, "buffer": b, "loss N>=1000 (%)": 100 * s[s.index >= 1000].mean(),
-                             "paper (%)": 5.0 if b == 10 else 3.0})
+                m = beyond.mean()
+                err = float(np.sqrt((se[se.index >= 1000] ** 2).sum()) / len(beyond))
+                stab.append({"dist": d, "buffer": b, "loss N>=1000 (%)": 100 * m, "2 stderr (points)": 200 * err,
+                             "paper (%)": FIG10_PAPER[b],
+                             "agrees": fig10_agrees(100 * m, FIG10_PAPER[b], 200 * err)})
     st = pd.DataFrame(stab)
-    st["agrees"] = (abs(st["loss N>=1000 (%)"] / st["paper (%)"] - 1) <= 0.25)
     higher = all(df[(df.dist == d) & (df.n >= 1000)].loss.mean() > df[(df.dist == "uniform") & (df.n >= 1000)].loss.mean()
                  for d in ("exponential", "pareto"))
     checks["Exponential and Pareto lose more than Uniform"] = higher
@@ -501,8 +563,11 @@ def fig10(ctx: Context) -> Outcome:
         "rates are higher with Exponential and Pareto and 'stabilize with both distributions around 3% "
         "and 5% for the 10-packet and 20-packet buffer respectively'. That last sentence has the "
         "buffers swapped (a larger buffer cannot lose more; Fig. 12 gives 3% at 20 packets for "
-        "Exponential): we compare 5% for B = 10 and 3% for B = 20, within 25%. 'Stabilize' is tested as: the loss "
-        "at every N from 1,000 to 5,000 within 25% of its value at N = 1,000. Buffer semantics: a "
+        "Exponential): we compare 5% for B = 10 and 3% for B = 20. Tolerance: the paper states these "
+        f"to one significant figure ('around 3%'), so ±{FIG10_TOL_POINTS:g} percentage point (the rounding of "
+        "its last digit), widened by 2 standard errors of our mean loss over N = 1,000 ... 5,000 (runs "
+        "independent). 'Stabilize' is tested as: the loss at every N from 1,000 to 5,000 within "
+        f"{FIG10_TOL_POINTS:g} point + 2 standard errors of its value at N = 1,000. Buffer semantics: a "
         "packet is dropped when B packets already wait besides the one in transmission. The "
         "boundary workload repeated after at most "
         f"{int(df.max_periods.max())} periods in every run.\n\n"
@@ -510,8 +575,29 @@ def fig10(ctx: Context) -> Outcome:
         + "\n\n" + _md_table(st, "{:.2f}"))
     return Outcome(data=df, figure=fig, agrees=ok, details=details,
                    verdict="loss rises then stabilises beyond N = 1,000 at " + ", ".join(
-                       f"{r['loss N>=1000 (%)']:.1f}% ({r.dist}, B = {r.buffer})" for _, r in st.iterrows())
-                           + " (paper: ~5% and ~3%)")
+                       f"{r['loss N>=1000 (%)']:.2f}% ({r.dist}, B = {r.buffer})" for _, r in st.iterrows())
+                           + f" (paper: ~5% and ~3%; tolerance ±{FIG10_TOL_POINTS:g} point, the paper's one-significant-"
+                             "figure rounding, + 2 standard errors of ours)")
+
+
+#: The paper's plateau loss (%) per buffer (section VI text, buffers swapped back, see fig10).
+FIG10_PAPER = {10: 5.0, 20: 3.0}
+#: '~5%', '~3%': one significant figure, so a value agrees within half a unit of that digit.
+FIG10_TOL_POINTS = 0.5
+
+
+def fig10_agrees(ours_pct: float, paper_pct: float, two_se_pct: float) -> bool:
+    """A plateau loss (%) agrees with the paper's one-significant-figure value when within
+    FIG10_TOL_POINTS percentage point plus twice its standard error."""
+    return bool(abs(ours_pct - paper_pct) <= FIG10_TOL_POINTS + two_se_pct)
+
+
+def fig10_stable(loss: pd.Series, stderr: pd.Series) -> bool:
+    """'Stabilizes': the loss (fraction, indexed by N >= 1,000) stays within FIG10_TOL_POINTS
+    percentage point plus twice the standard error of the difference of its value at N = 1,000."""
+    base, base_se = loss.iloc[0], stderr.iloc[0]
+    lim = FIG10_TOL_POINTS / 100 + 2 * np.sqrt(stderr ** 2 + base_se ** 2)
+    return bool((abs(loss - base) <= lim).all())
 
 
 @reproduction("lowerbounds-fig11", paper=PAPER, figure="Fig. 11",
@@ -519,20 +605,24 @@ def fig10(ctx: Context) -> Outcome:
               quick_size="U on 6 points, 100 runs", full_size="U on 11 points, 1,000 runs")
 def fig11(ctx: Context) -> Outcome:
     """Steady-state loss against U for B = 10 and 20."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     us = tuple(np.round(np.linspace(0.5, 1.0, 6 if ctx.quick else 11), 3))
     df = _loss_rows(ctx, runs, [(d, k, 1000, float(u), b) for d, k in MAIN for b in (10, 20) for u in us])
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for d, k in MAIN:
+    fig, ax = plt.subplots(figsize=(8.6, 4.5))
+    for j, (d, k) in enumerate(MAIN):
         for b, ls in ((10, "-"), (20, "--")):
             s = df[(df.dist == d) & (df.buffer == b)]
-            ax.plot(s.utilization, 100 * s.loss, ls, marker="o", ms=3, color=COLORS[d], label=f"{_label(d, k)}, B = {b}")
-    ax.set_yscale("symlog", linthresh=0.01)
-    ax.set_xlabel("link utilization U")
-    ax.set_ylabel("loss rate (%, symlog)")
+            st = series(j)
+            st["linestyle"] = ls
+            ax.plot(s.utilization, 100 * s.loss, label=f"{_label(d, k)}, B = {b}", **st)
+    log_axis(ax, "y", symlog_threshold=0.001)
+    ax.set_ylim(-0.0002, None)
+    ax.set_xticks(us)
+    ax.set_xlabel("link utilization U (fraction of capacity)")
+    ax.set_ylabel("loss rate (% of packets; log above 0.001%, 0 shown)")
     ax.set_title(f"Fig. 11 (ours): N = 1,000, {runs} runs; paper: 'prompt dramatic reductions' from U = 1 to 0.5")
-    ax.legend(fontsize=7, ncol=2)
+    legend(ax, "outside")
     fig.tight_layout()
     piv = df.pivot_table(index="utilization", columns=["dist", "buffer"], values="loss")
     with np.errstate(divide="ignore"):
@@ -548,10 +638,14 @@ def fig11(ctx: Context) -> Outcome:
         + _md_table(tab, "{:.3g}"))
     return Outcome(data=df, figure=fig, agrees=ok, details=details,
                    verdict=f"loss falls at least {factor.min():.0f}x from U = 1 to 0.5, to zero in "
-                           f"{int(np.isinf(factor).sum())} of {len(factor)} curves (paper: dramatic reductions)")
+                           f"{int(np.isinf(factor).sum())} of {len(factor)} curves (paper: dramatic reductions; tolerance: "
+                           "'dramatic' read as at least 10x, our reading of a qualitative claim; growth with U "
+                           "checked within 2 standard errors)")
 
 
 PAPER_FIG12 = {"uniform": 20, "exponential": 40, "pareto": 50}
+#: The paper's buffers are round numbers (tens): a measured B agrees within half that unit.
+FIG12_TOL = 5
 
 
 @reproduction("lowerbounds-fig12", paper=PAPER, figure="Fig. 12",
@@ -559,7 +653,7 @@ PAPER_FIG12 = {"uniform": 20, "exponential": 40, "pareto": 50}
               quick_size="B = 5 ... 60 step 5 (1 near 1%), 100 runs", full_size="B = 5 ... 60 step 1, 1,000 runs")
 def fig12(ctx: Context) -> Outcome:
     """Steady-state loss against B; the buffer needed for 1 % loss."""
-    plt = _pyplot()
+    plt = pyplot()
     runs = _runs(ctx)
     if ctx.quick:
         bs = sorted(set(range(5, 61, 5)) | set(range(15, 26)) | set(range(35, 56)))
@@ -576,7 +670,7 @@ def fig12(ctx: Context) -> Outcome:
         want = PAPER_FIG12[d]
         ax.plot([want], [1.0], "kx", ms=9)
         comp.append({"dist": d, "paper B for 1% loss": want, "ours": need,
-                     "agrees": need is not None and abs(need - want) <= max(5, 0.2 * want)})
+                     "agrees": need is not None and abs(need - want) <= FIG12_TOL})
     ax.axhline(1.0, color="k", lw=0.5, ls=":")
     ax.plot([], [], "kx", label="paper, section VI text: B for 1% loss")
     ax.set_yscale("log")
@@ -591,10 +685,12 @@ def fig12(ctx: Context) -> Outcome:
         "Paper (section VI, text on Fig. 12): 'reduction of the loss rates to 1% requires about 20, 40, "
         "and 50 packets with the Uniform, Exponential, and Pareto flow interarrival time distributions "
         "respectively.' We report the smallest B on our grid with loss <= 1% and accept a difference of "
-        "5 packets or 20%.\n\n" + _md_table(c))
+        f"{FIG12_TOL} packets (the paper's numbers are rounded to tens; half that unit).\n\n" + _md_table(c))
     return Outcome(data=df, figure=fig, agrees=ok, details=details,
                    verdict="buffer for 1% loss: " + ", ".join(f"{r.dist} {r.ours}" for _, r in c.iterrows())
-                           + " packets (paper: about 20, 40, 50)")
+                           + " packets (paper: about 20, 40, 50)",
+                   tolerance=f"±{FIG12_TOL} packets: the paper's 'about 20, 40, 50' are rounded to tens, so "
+                             "half of that unit")
 
 
 # ----------------------------------------------------------------------------- beyond the paper
@@ -613,7 +709,7 @@ def _weighted_slope(s: pd.DataFrame) -> tuple[float, float]:
               full_size="N on 16 points, >= 20 M packets (>= 50 runs) per point")
 def sqrt_n_beyond(ctx: Context) -> Outcome:
     """Where the sqrt(N) law holds and what loss does beyond 5,000 flows, up to 10^6."""
-    plt = _pyplot()
+    plt = pyplot()
     # The top-1% queue of one run is a random multiple of sqrt(N) (one random arrival path),
     # so large N still needs many runs; a run's loss averages over all its N packets and
     # needs few.
@@ -631,7 +727,8 @@ def sqrt_n_beyond(ctx: Context) -> Outcome:
             row = {"dist": d, "k": k, "n": n, "runs": runs, "top1_queue": r.top(0.01),
                    "top1_per_run_mean": float(per_run.mean()),
                    "top1_per_run_stderr": float(per_run.std(ddof=1) / math.sqrt(runs)),
-                   "q_min": qmin, "q_max": qmax, "max_queue": float(r.queues.max())}
+                   "q_min": qmin, "q_max": qmax, "q_clt_eq16": lb.queue_clt(n, 0.01, d, k),
+                   "max_queue": float(r.queues.max())}
             row["top1_over_sqrt_n"] = row["top1_queue"] / math.sqrt(n)
             row["top1_per_run_over_sqrt_n"] = row["top1_per_run_mean"] / math.sqrt(n)
             del r
@@ -644,39 +741,47 @@ def sqrt_n_beyond(ctx: Context) -> Outcome:
                 row[f"periods_b{b}"] = int(sl.periods.max())
             rows.append(row)
     df = pd.DataFrame(rows)
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.5))
-    ax = axes[0]
-    slopes, local, below_max = {}, {}, {}
-    for d, k in MAIN:
+    fig, axes = plt.subplots(2, 2, figsize=(13, 8.6))
+    slopes, local, below_max, above_min = {}, {}, {}, {}
+    for j, (ax, (d, k)) in enumerate(zip(axes.flat, MAIN)):
         s = df[df.dist == d]
-        ax.errorbar(s.n, s.top1_per_run_over_sqrt_n, yerr=2 * s.top1_per_run_stderr / np.sqrt(s.n), fmt="o-",
-                    color=COLORS[d], ms=3, label=f"{_label(d, k)}: mean of per-run top 1%")
-        ax.plot(s.n, s.top1_over_sqrt_n, "x", color=COLORS[d], ms=4)
-        ax.plot(s.n, s.q_max / np.sqrt(s.n), "--", color=COLORS[d], lw=0.8)
-        ax.plot(s.n, s.q_min / np.sqrt(s.n), ":", color=COLORS[d], lw=0.8)
+        rn = np.sqrt(s.n)
+        # what the bounds speak of: the queue exceeded by 1% of all packets, pooled over the
+        # random arrival draws (theta of eq. 16 is a probability over both)
+        ax.fill_between(s.n, s.q_min / rn, s.q_max / rn, color=COLORS[d], alpha=0.15, lw=0,
+                        label="span of the bounds: Q_min (eq. 19) to Q_max (eq. 22)")
+        ax.plot(s.n, s.q_clt_eq16 / rn, color="k", lw=1, ls=":", label="eq. 16 solved (the CLT model, q0 = 0)")
+        ax.plot(s.n, s.top1_over_sqrt_n, **series(j), zorder=4,
+                label="simulated top-1% queue, pooled packets (the quantity bounded)")
+        ax.errorbar(s.n, s.top1_per_run_over_sqrt_n, yerr=2 * s.top1_per_run_stderr / rn, fmt="o", ms=3,
+                    mfc="white", color="0.45", capsize=2, zorder=3,
+                    label="mean of per-run top-1% (± 2 s.e.; fitted for the slope)")
+        ax.axvline(5000, color="0.6", lw=0.6)
+        log_axis(ax, "x")
+        ax.set_title(f"{_label(d, k)}: top-1% queue / sqrt(N); flat = the sqrt(N) law (Theorem 1)")
+        ax.set_xlabel("number of flows N (log scale; grey line: the paper's largest N)")
+        ax.set_ylabel("queue / sqrt(N) (packets)")
         for lo_n, key in ((1000, "N >= 1,000"), (10_000, "N >= 10,000")):
             slopes[(d, key)] = _weighted_slope(s[s.n >= lo_n])
         local[d] = _weighted_slope(s[s.n <= 5000])
         below_max[d] = bool((s.top1_per_run_mean < s.q_max).all())
-    ax.axvline(5000, color="gray", lw=0.5)
-    ax.set_xscale("log")
-    ax.set_xlabel("number of flows N")
-    ax.set_ylabel("top-1% queue / sqrt(N)")
-    ax.set_title("flat = sqrt(N) law (Theorem 1); x: pooled 99th percentile;\n"
-                 "dashed Q_max, dotted Q_min (eqs. 22, 19); grey line: paper's largest N")
-    ax.legend(fontsize=8)
-    ax = axes[1]
-    for d, k in MAIN:
+        above_min[d] = int((s.top1_queue >= s.q_min).sum())
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
+    ax = axes[1, 1]
+    for j, (d, k) in enumerate(MAIN):
         s = df[df.dist == d]
-        ax.plot(s.n, 100 * s.loss_b10, "-o", ms=3, color=COLORS[d], label=f"{_label(d, k)}, B = 10")
-        ax.plot(s.n, 100 * s.loss_b20, "--o", ms=3, color=COLORS[d], label=f"{_label(d, k)}, B = 20")
-    ax.axvline(5000, color="gray", lw=0.5)
-    ax.set_xscale("log")
-    ax.set_xlabel("number of flows N")
-    ax.set_ylabel("loss rate (%)")
+        for b, ls in ((10, "-"), (20, "--")):
+            st = series(j)
+            st["linestyle"] = ls
+            ax.plot(s.n, 100 * s[f"loss_b{b}"], label=f"{_label(d, k)}, B = {b}", **st)
+    ax.axvline(5000, color="0.6", lw=0.6)
+    log_axis(ax, "x")
+    ax.set_xlabel("number of flows N (log scale)")
+    ax.set_ylabel("loss rate (% of packets)")
+    ax.set_ylim(0, 100 * df[["loss_b10", "loss_b20"]].max().max() * 1.35)  # room for the legend
     ax.set_title("loss with small buffers (paper, section VI: bounded regardless of N)")
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
+    legend(ax, "upper right", ncol=2)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     loss_tab = []
     for d, _ in MAIN:
         s = df[df.dist == d].set_index("n")
@@ -695,14 +800,27 @@ def sqrt_n_beyond(ctx: Context) -> Outcome:
     ok = sqrt_ok and bounded
     ratio = df.groupby("dist").top1_per_run_over_sqrt_n.agg(["min", "max"])
     details = (
+        "**What Q_min is.** Q_min = L_θ A_ψ sqrt(N) (eq. 19) is the paper's lower bound on the queue "
+        "exceeded by the top θ = 1% of packets, where θ (eq. 16) is the probability, over the random flow "
+        "arrivals and over the packet's position in the period, that a packet finds more than Q: it speaks "
+        "of all packets of many runs pooled. It is derived assuming a queue q0 = 0 at the period start "
+        "(eq. 12) and normal packet arrival times (the CLT of section IV), and it loosens eq. 16 twice "
+        "(θ ≥ θ(2N/3)/3, inequality 17); Q_max (eq. 22) loosens it the other way. So the simulated value "
+        "comparable with the bounds is the pooled 99th percentile (coloured line), and the CLT model's own "
+        "value is eq. 16 solved (dotted); the mean of each run's own 99th percentile (grey) is a different "
+        "quantity, used only for the slope fit. Pooled top-1% at or above Q_min at "
+        + ", ".join(f"{above_min[d]}/{len(ns)} N ({d})" for d, _ in MAIN)
+        + ": the bound holds where the CLT applies (Uniform, Exponential) and not for Pareto k = 2.1 "
+          "until N is large, as the paper found ('mostly below the span').\n\n"
         "Beyond the paper (which stops at N = 5,000): the exact method up to N = 10^6. Theorem 1 says "
         "the queue of a fixed top fraction of packets is O(sqrt(N)); section VI conjectures that loss "
         "with a small buffer stays bounded however large N grows. The top-1% queue of one run is a "
         "random multiple of sqrt(N) (one random arrival path), so we fit the mean over runs of each "
         "run's 99th percentile (error bars: 2 standard errors); the pooled 99th percentile (x) is noisier "
         "at large N where there are fewer runs.\n\n"
-        "Checks: for Uniform and Exponential, the log-log slope (least squares weighted by the "
-        "standard errors) within 0.05 or 2 standard errors of 1/2 for N >= 1,000 and N >= 10,000; for "
+        "Checks (tolerances): for Uniform and Exponential, the log-log slope (least squares weighted by the "
+        "standard errors) within 2 standard errors of the fit of 1/2, but never tighter than 0.05 (the "
+        "curvature a finite-N correction can leave over one decade) for N >= 1,000 and N >= 10,000; for "
         "Pareto k = 2.1, the queue below Q_max (an O(sqrt(N)) envelope) at every N; loss at N = 10^6 "
         "at most 10% (+0.05 points) above its value near N = 5,000.\n\n"
         + "\n".join(f"- slope {d}, {key}: {v[0]:.3f} +- {v[1]:.3f}" for (d, key), v in slopes.items())
@@ -720,11 +838,15 @@ def sqrt_n_beyond(ctx: Context) -> Outcome:
             f"{d} {r['min']:.2f}-{r['max']:.2f}" for d, r in ratio.iterrows())
         + "\n\nLoss with small buffers:\n\n" + _md_table(lt, "{:.3f}"))
     return Outcome(data=df, figure=fig, agrees=ok, details=details,
-                   verdict="sqrt(N) law " + ("holds" if sqrt_ok else "FAILS") + " up to N = 10^6 (slopes N >= 10^3: "
+                   verdict="sqrt(N) law " + ("holds" if sqrt_ok else "FAILS") + " up to N = 10^6 (tolerance: slope "
+                           "1/2 within 2 standard errors of the fit, at least 0.05; slopes N >= 10^3: "
                            + ", ".join(f"{d} {v[0]:.2f}" for (d, key), v in slopes.items() if key == "N >= 1,000")
                            + "); small-buffer loss " + ("stays bounded and falls slowly" if bounded else "keeps growing")
                            + " (B = 10 at 10^6: " + ", ".join(
-                               f"{r['loss at N=10^6 (%)']:.1f}%" for _, r in lt[lt.buffer == 10].iterrows()) + ")")
+                               f"{r['loss at N=10^6 (%)']:.1f}%" for _, r in lt[lt.buffer == 10].iterrows())
+                           + "; bounded: at most 10% + 0.05 point above N = 5,000). Q_min (eq. 19) bounds the "
+                             "pooled top-1% queue under the CLT with q0 = 0; it holds at "
+                           + ", ".join(f"{above_min[d]}/{len(ns)} N ({d})" for d, _ in MAIN) + ")")
 
 
 # ----------------------------------------------------------------------------- Section VII (RCP)
@@ -796,7 +918,7 @@ def _ci95(x: np.ndarray) -> float:
               full_size="N = 100 ... 600 step 50; 10 runs of 60 s (30 s warm-up)")
 def rcp_fig13(ctx: Context) -> Outcome:
     """Section VII: steady-state loss and utilization of RCP against N, beside the smooth bound."""
-    plt = _pyplot()
+    plt = pyplot()
     ns = (100, 200, 300, 600) if ctx.quick else tuple(range(100, 601, 50))
     runs, (duration, warmup) = (3, (20.0, 10.0)) if ctx.quick else (10, (60.0, 30.0))
     smooth_runs = 100 if ctx.quick else 1000
@@ -873,4 +995,9 @@ def rcp_fig13(ctx: Context) -> Outcome:
     verdict = (f"plateau loss (N >= 300) {100 * plateau[1.0].mean():.0f}% at target 100% and "
                f"{100 * plateau[0.85].mean():.0f}% at 85% (paper: ~30%, 85% no help); at N = {ns[0]} "
                f"{100 * small[1.0]:.0f}% and {100 * small[0.85]:.0f}%")
-    return Outcome(data=df, figure=fig, agrees=ok, details=details, verdict=verdict)
+    return Outcome(data=df, figure=fig, agrees=ok, details=details, verdict=verdict,
+                   tolerance="our readings of qualitative claims, with the run-to-run spread (95% CI over the "
+                             "runs) shown: 'low for small N' as below a third of the plateau, 'stable' as every "
+                             "N >= 300 within 25% of the plateau mean, 'around 30%' as within a factor of 2 "
+                             "(the paper's ns-2 RCP and ours differ in unstated details), 'no help' as at least "
+                             "3/4 of the loss at 100%")
