@@ -196,6 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     for sp in (s_ls, s_show, s_gc) + tuple(ssub.choices[c] for c in ("verify",)):
         sp.add_argument("--store", default=None, help="the result store (default: $CCLAB_STORE or results/store)")
     s.set_defaults(func=_cmd_store)
+
+    from .bgtransfer.cli import register as register_bg
+
+    register_bg(sub)
     return p
 
 
