@@ -200,6 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .bgtransfer.cli import register as register_bg
 
     register_bg(sub)
+
+    from .testbed.cli import register as register_testbed
+
+    register_testbed(sub)
     return p
 
 

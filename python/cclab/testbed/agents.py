@@ -70,15 +70,16 @@ def serve(root: str, port: int) -> None:
     web.run_app(app, host="0.0.0.0", port=port, access_log=None, print=None)
 
 
-def arrivals(seed: int, rate: float, duration: float, mean: float, dist: str, shape: float,
+def arrivals(seed: int, stream: int, rate: float, duration: float, mean: float, dist: str, shape: float,
              max_size: int) -> list[tuple[float, int]]:
     """The interactive downloads (start time s, size bytes) of one seed: Poisson
     arrivals of rate ``rate`` over [0, duration), sizes exponential of mean ``mean``
     or Pareto of that mean and shape ``shape``, in whole bytes, capped at ``max_size``.
-    The same seed gives the same downloads under every policy (common random numbers)."""
+    The same seed gives the same downloads under every policy (common random numbers);
+    ``stream`` separates the classes (0 interactive, 1 background)."""
     import numpy as np
 
-    rng = np.random.Generator(np.random.PCG64([seed, 0x7e57bed]))
+    rng = np.random.Generator(np.random.PCG64([seed, stream, 0x7e57bed]))
     out, t = [], 0.0
     while True:
         t += rng.exponential(1 / rate)

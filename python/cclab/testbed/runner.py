@@ -1,0 +1,286 @@
+"""``cclab testbed run``: measure each policy of a testbed scenario on the namespace
+testbed (same interactive arrivals for every policy: common random numbers) and set
+beside it the packet-level simulator's prediction of the same scenario."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..stats import mean_ci
+from . import netns
+from .agents import arrivals
+from .netns import SERVER_ADDR, TestbedError, Topology, sh, wait_port
+from .scenario import TestbedScenario
+
+PORT, ECHO_PORT = 80, 7
+#: Interactive downloads are ranged GETs of the first SIZE bytes of one file this big;
+#: sizes above it are cut (P(exp. of mean 3 MB > 64 MB) = 5e-10).
+BLOB_BYTES = 64 << 20
+
+
+def _py(*args: str) -> list[str]:
+    return [sys.executable, *args]
+
+
+def measure_rtt(topo: Topology, count: int = 50) -> float:
+    """The base RTT client -> server (s): the least of ``count`` one-byte TCP ping-pongs
+    over an idle bottleneck (no ping binary is needed). It includes the Python and
+    syscall time of both ends, so it is an upper bound of the kernel's RTT."""
+    echo = subprocess.Popen(topo.exec_args(topo.server, *_py("-m", "cclab.testbed.agents", "echo", str(ECHO_PORT))),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_port(topo, topo.client, SERVER_ADDR, ECHO_PORT)
+        out = sh(*topo.exec_args(topo.client, *_py("-m", "cclab.testbed.agents", "ping", SERVER_ADDR,
+                                                    str(ECHO_PORT), str(count)))).stdout
+        return float(min(json.loads(out)[1:]))
+    finally:
+        echo.kill()
+        echo.wait()
+
+
+def start_server(topo: Topology, root: Path, port: int = PORT) -> subprocess.Popen:
+    """``cclab bg serve ROOT`` in the server namespace, listening on every address."""
+    p = subprocess.Popen(topo.exec_args(topo.server, *_py("-m", "cclab.cli", "bg", "serve", str(root),
+                                                          "--host", "0.0.0.0", "--port", str(port))),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_port(topo, topo.client, SERVER_ADDR, port)
+    except TestbedError:
+        p.kill()
+        raise TestbedError(f"cclab bg serve did not start: {p.communicate()[1].decode()[-500:]}") from None
+    return p
+
+
+def write_random(path: Path, size: int, seed: int) -> None:
+    """A file of ``size`` pseudo-random bytes (incompressible, reproducible)."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    with open(path, "wb") as f:
+        left = size
+        while left:
+            n = min(left, 1 << 22)
+            f.write(rng.bytes(n))
+            left -= n
+
+
+def plans(sc: TestbedScenario, seed: int) -> tuple[list, list]:
+    w, b = sc.web, sc.bulk
+    iplan = arrivals(seed, 0, w.rate_per_s, sc.duration_s, w.mean_bytes, w.dist, w.shape, BLOB_BYTES)
+    bplan = [(t, s, f"bg-{seed}-{i:05d}") for i, (t, s) in
+             enumerate(arrivals(seed, 1, b.rate_per_s, sc.duration_s, b.mean_bytes, b.dist, b.shape, 1 << 40))]
+    return iplan, bplan
+
+
+def run_policy(topo: Topology, work: Path, iplan: list, bplan: list, access: dict | None,
+               duration: float) -> tuple[list[dict], dict]:
+    """One measurement: both sides at once in the client namespace; the background is
+    stopped when the last interactive download has ended and ``duration`` has passed. Returns the interactive
+    records and the background's."""
+    ipath, bpath = work / "interactive.jsonl", work / "background.json"
+    for p in (ipath, bpath):
+        p.unlink(missing_ok=True)
+    (work / "iplan.json").write_text(json.dumps(iplan))
+    (work / "bplan.json").write_text(json.dumps(bplan))
+    url = f"http://{SERVER_ADDR}:{PORT}"
+    bg = subprocess.Popen(topo.exec_args(topo.client, *_py(
+        "-m", "cclab.testbed.background", url, str(bpath), "--plan", str(work / "bplan.json"),
+        "--access", json.dumps(access), "--duration", str(duration + 600))), stderr=subprocess.PIPE)
+    t0 = time.monotonic()
+    try:
+        sh(*topo.exec_args(topo.client, *_py("-m", "cclab.testbed.agents", "interactive", f"{url}/blob",
+                                            str(ipath), "--plan", str(work / "iplan.json"))),
+           timeout=duration + 600)
+        time.sleep(max(0.0, t0 + duration + 0.5 - time.monotonic()))  # the background's throughput spans all of it
+    finally:
+        bg.send_signal(signal.SIGINT)
+        try:
+            _, err = bg.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            bg.kill()
+            _, err = bg.communicate()
+    if not bpath.exists():
+        raise TestbedError(f"the background side failed: {err.decode()[-800:]}")
+    return [json.loads(l) for l in ipath.read_text().splitlines()], json.loads(bpath.read_text())
+
+
+def background_stats(bg: dict, duration: float) -> tuple[float, float]:
+    """(throughput bit/s over [0, duration], time-average of active transfers)."""
+    s = np.asarray(bg["samples"], dtype=float)
+    if len(s) == 0:
+        return math.nan, math.nan
+    inside = s[s[:, 0] <= duration]
+    got = np.interp(duration, s[:, 0], s[:, 3])
+    return got * 8 / duration, float(inside[:, 1].mean()) if len(inside) else math.nan
+
+
+def summarize(ct: np.ndarray) -> dict:
+    ct = np.asarray(ct, dtype=float)
+    m, h = mean_ci(ct)
+    return {"flows": int(np.isfinite(ct).sum()), "mean_s": m, "ci95_s": h,
+            "median_s": float(np.nanmedian(ct)) if len(ct) else math.nan,
+            "p95_s": float(np.nanpercentile(ct, 95)) if len(ct) else math.nan}
+
+
+def predict(sc: TestbedScenario, access: dict | None, delay_s: float) -> dict:
+    """The simulator's numbers for one policy (its own seed and duration)."""
+    from ..api import run
+
+    r = run(sc.simulator_scenario(access, delay_s))
+    f = r.flows[~r.flows.warmup]
+    web = f[f["class"] == sc.interactive]
+    out = summarize(r.completion_times(sc.interactive).to_numpy())
+    out["unfinished"] = int((~web.finished).sum())
+    out["background_bps"] = float(r.summary.get(f"{sc.background}.throughput_bps", math.nan))
+    act = r.series[(r.series.metric == "active_flows") & (r.series.name == sc.background)]["value"]
+    out["background_active"] = float(r.summary.get(f"{sc.background}.access_mean_active", act.mean()))
+    out["sizes"] = web[web.finished]["size"].tolist()
+    out["completion_times"] = web[web.finished]["completion_time"].tolist()
+    return out
+
+
+def run(sc: TestbedScenario, out: Path, log=print) -> dict:
+    ok, why = netns.probe()
+    if not ok:
+        raise TestbedError(f"cannot build the testbed here: {why}")
+    netem = netns.netem_available()
+    delay = sc.delay_s if netem else 0.0
+    if not netem:
+        log(f"testbed: this kernel has no netem: no base delay (the scenario's {sc.delay_s * 1e3:g} ms is "
+            "not applied); the RTT is the veth's plus queueing, and the simulator gets the measured base RTT")
+    results: dict = {"scenario": sc.name, "rate_bps": sc.rate_bps, "buffer_packets": sc.buffer_packets,
+                     "congestion": sc.congestion, "duration_s": sc.duration_s, "seeds": sc.seeds,
+                     "netem": netem, "policies": {}}
+    records: dict[str, list] = {name: [] for name, _ in sc.policies}
+    bgrec: dict[str, list] = {name: [] for name, _ in sc.policies}
+    with tempfile.TemporaryDirectory(prefix="cclab-testbed-") as tmp, \
+            Topology(sc.rate_bps, sc.buffer_packets, delay_s=delay) as topo:
+        topo.install_cleanup()
+        work, files = Path(tmp), Path(tmp) / "files"
+        files.mkdir()
+        os.chmod(tmp, 0o755)
+        for ns in (topo.server, topo.client):  # the default of every socket of the namespace
+            sh(*topo.exec_args(ns, "sysctl", "-q", "-w", f"net.ipv4.tcp_congestion_control={sc.congestion}"))
+        rtt = measure_rtt(topo)
+        results["base_rtt_s"] = rtt + 2 * delay
+        log(f"testbed: {topo.prefix}: tbf {sc.rate_bps / 1e6:g} Mbit/s, pfifo {sc.buffer_packets} packets, "
+            f"{sc.congestion}; base RTT {results['base_rtt_s'] * 1e3:.3f} ms (TCP ping-pong)")
+        write_random(files / "blob", BLOB_BYTES, 0)
+        server = start_server(topo, files)
+        try:
+            for seed in range(1, sc.seeds + 1):
+                iplan, bplan = plans(sc, seed)
+                for i, (_, size, name) in enumerate(bplan):
+                    write_random(files / name, size, seed * 1_000_003 + i)
+                for name, access in sc.policies:
+                    t = time.monotonic()
+                    rec, bg = run_policy(topo, work, iplan, bplan, access, sc.duration_s)
+                    for r in rec:
+                        r["seed"] = seed
+                    records[name] += rec
+                    bps, active = background_stats(bg, sc.duration_s)
+                    bgrec[name].append({"seed": seed, "bps": bps, "active": active, "files": bg["files"],
+                                        "manager": bg.get("manager")})
+                    errs = sum(r["error"] is not None for r in rec)
+                    log(f"  seed {seed} {name}: {len(rec)} interactive downloads ({errs} failed), background "
+                        f"{bps / 1e6:.2f} Mbit/s, {active:.2f} active, {time.monotonic() - t:.0f} s")
+                for _, _, name in bplan:
+                    (files / name).unlink()
+        finally:
+            server.kill()
+            server.wait()
+    for name, access in sc.policies:
+        rec = [r for r in records[name] if r["error"] is None]
+        ct = np.array([r["completion_time"] for r in rec])
+        row = {"access": access, "testbed": summarize(ct)}
+        row["testbed"]["failed"] = sum(r["error"] is not None for r in records[name])
+        row["testbed"]["background_bps"] = float(np.nanmean([b["bps"] for b in bgrec[name]]))
+        row["testbed"]["background_active"] = float(np.nanmean([b["active"] for b in bgrec[name]]))
+        row["testbed"]["manager"] = bgrec[name][0]["manager"]
+        row["simulator"] = predict(sc, access, results["base_rtt_s"] / 2)
+        results["policies"][name] = row
+    results["interactive"] = records
+    results["background"] = bgrec
+    write(results, out)
+    return results
+
+
+def table(results: dict) -> str:
+    """The per-policy table: interactive completion times (testbed | simulator)."""
+    head = (f"{'policy':<16} {'':<5} {'flows':>5} {'mean (s)':>15} {'median':>7} {'p95':>7} "
+            f"{'bg Mbit/s':>9} {'bg active':>9}")
+    lines = [head, "-" * len(head)]
+    for name, row in results["policies"].items():
+        for side in ("testbed", "simulator"):
+            r = row[side]
+            lines.append(f"{name if side == 'testbed' else '':<16} {side[:5]:<5} {r['flows']:>5} "
+                         f"{r['mean_s']:>7.3f} ± {r['ci95_s']:<5.3f} {r['median_s']:>7.3f} {r['p95_s']:>7.3f} "
+                         f"{r['background_bps'] / 1e6:>9.2f} {r['background_active']:>9.2f}")
+    return "\n".join(lines)
+
+
+def plot(results: dict, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(results["policies"])
+    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), sharey=True, squeeze=False)
+    bins = np.logspace(3, 7.5, 12)
+    for ax, name in zip(axes[0], names):
+        tb = [r for r in results["interactive"][name] if r["error"] is None]
+        sim = results["policies"][name]["simulator"]
+        for label, sizes, ct, style in (("testbed", [r["size"] for r in tb], [r["completion_time"] for r in tb], "o"),
+                                        ("simulator", sim["sizes"], sim["completion_times"], "s")):
+            sizes, ct = np.asarray(sizes, float), np.asarray(ct, float)
+            ax.scatter(sizes, ct, s=6, alpha=0.35, marker=style)
+            idx = np.digitize(sizes, bins)
+            xs = [np.exp(np.log(sizes[idx == k]).mean()) for k in np.unique(idx)]
+            ys = [ct[idx == k].mean() for k in np.unique(idx)]
+            ax.plot(xs, ys, marker=style, label=f"{label} (binned mean)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(name)
+        ax.set_xlabel("download size (bytes)")
+        ax.grid(alpha=0.3, which="both")
+    axes[0][0].set_ylabel("completion time (s)")
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle(f"{results['scenario']}: {results['rate_bps'] / 1e6:g} Mbit/s, {results['buffer_packets']} packets, "
+                 f"base RTT {results['base_rtt_s'] * 1e3:.2f} ms", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write(results: dict, out: Path) -> None:
+    """Everything into a temporary sibling folder, then one rename into place (an
+    existing ``out`` is replaced only once the new one is complete)."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        (tmp / "results.json").write_text(json.dumps(results, indent=1, default=float) + "\n")
+        (tmp / "table.txt").write_text(table(results) + "\n")
+        plot(results, tmp / "completion-vs-size.png")
+        os.chmod(tmp, 0o755)
+        if out.exists():
+            old = out.with_name(f".{out.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            out.rename(old)
+            tmp.rename(out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
