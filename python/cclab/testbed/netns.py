@@ -108,6 +108,7 @@ class Topology:
     buffer_packets: int
     burst_bytes: int = 2 * (MTU + 14)
     delay_s: float = 0.0
+    congestion: str = "reno"
     prefix: str = field(default_factory=lambda: PREFIX_TAG + secrets.token_hex(3))
     created: bool = False
 
@@ -156,6 +157,11 @@ class Topology:
         sh("ip", "-n", s, "route", "add", "default", "via", ROUTER_SERVER_SIDE)
         sh("ip", "-n", c, "route", "add", "default", "via", ROUTER_CLIENT_SIDE)
         sh("ip", "netns", "exec", r, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1")
+        # The congestion control of every socket of the endpoints (a per-namespace
+        # default since Linux 4.15; a new namespace otherwise takes the kernel's
+        # built-in default, bbr on this machine, not the host's sysctl).
+        for ns in (s, c):
+            sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"net.ipv4.tcp_congestion_control={self.congestion}")
         self._bottleneck()
         return self
 

@@ -162,13 +162,11 @@ def run(sc: TestbedScenario, out: Path, log=print) -> dict:
     records: dict[str, list] = {name: [] for name, _ in sc.policies}
     bgrec: dict[str, list] = {name: [] for name, _ in sc.policies}
     with tempfile.TemporaryDirectory(prefix="cclab-testbed-") as tmp, \
-            Topology(sc.rate_bps, sc.buffer_packets, delay_s=delay) as topo:
+            Topology(sc.rate_bps, sc.buffer_packets, delay_s=delay, congestion=sc.congestion) as topo:
         topo.install_cleanup()
         work, files = Path(tmp), Path(tmp) / "files"
         files.mkdir()
         os.chmod(tmp, 0o755)
-        for ns in (topo.server, topo.client):  # the default of every socket of the namespace
-            sh(*topo.exec_args(ns, "sysctl", "-q", "-w", f"net.ipv4.tcp_congestion_control={sc.congestion}"))
         rtt = measure_rtt(topo)
         results["base_rtt_s"] = rtt + 2 * delay
         log(f"testbed: {topo.prefix}: tbf {sc.rate_bps / 1e6:g} Mbit/s, pfifo {sc.buffer_packets} packets, "
