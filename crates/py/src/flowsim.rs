@@ -1,6 +1,6 @@
 //! Bindings of the `cclab-flowsim` crate: `cclab._core.flowsim_run`.
 use cclab_control::read::{self, Kind, Setting};
-use cclab_control::ParamError;
+use cclab_control::{AccessParams, ParamError};
 use cclab_flowsim::{simulate, Class, ClassKind, Policy, Scenario, SizeDist, Source};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 /// A parameter: a number, or a name (an access policy's `fractional`, `measure`).
 #[derive(FromPyObject, Clone, Debug)]
-enum Value {
+pub(crate) enum Value {
     Number(f64),
     Name(String),
 }
@@ -68,6 +68,17 @@ impl Params<'_> {
 struct AccessSource<'a, 'b> {
     p: &'a Params<'b>,
     asked: Vec<&'static str>,
+}
+
+/// An access policy (`static`, `rate_tracking` or `fairbat`) read by `cclab_control::read`
+/// from the parameters `p` (errors say `{at}.{key}: ...`); `also` are further keys the
+/// caller knows, every other key is an error.
+pub(crate) fn read_access(at: &str, policy: &str, p: &HashMap<String, Value>, also: &[&'static str]) -> PyResult<AccessParams> {
+    let p = Params { at: at.to_string(), p };
+    let mut src = AccessSource { p: &p, asked: Vec::from(also) };
+    let a = read::read(policy, &mut src).map_err(|e| PyValueError::new_err(format!("{}.{}: {}", p.at, e.key, e.message)))?;
+    p.only(&src.asked)?;
+    Ok(a)
 }
 
 impl read::Source for AccessSource<'_, '_> {
@@ -137,12 +148,7 @@ fn class_from(i: usize, spec: &ClassSpec) -> PyResult<Class> {
                 // Access control: parameters, defaults and checks from cclab_control.
                 "access_control" | "fairbat" | "rate_tracking" => {
                     let name = if policy == "access_control" { "static" } else { policy.as_str() };
-                    let mut src = AccessSource { p: &p, asked: Vec::from(common) };
-                    let a = read::read(name, &mut src).map_err(|e| {
-                        PyValueError::new_err(format!("{}.{}: {}", p.at, e.key, e.message))
-                    })?;
-                    p.only(&src.asked)?;
-                    Policy::Access(a)
+                    Policy::Access(read_access(&p.at, name, p.p, &common)?)
                 }
                 "vanilla" => {
                     allow(&[])?;

@@ -2,6 +2,7 @@
 //! the pure-Rust crates; each submodule here converts arguments and results.
 use pyo3::prelude::*;
 
+mod control;
 mod flowsim;
 mod sim;
 mod smooth;
@@ -14,5 +15,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim::register(m)?;
     flowsim::register(m)?;
     smooth::register(m)?;
+    control::register(m)?;
     Ok(())
 }

@@ -44,3 +44,78 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="fault injection: every N-th GET's connection is closed after half the body")
     s.add_argument("--ignore-range", action="store_true", help="fault injection: ignore Range (always 200)")
     s.set_defaults(func=_cmd_serve)
+    _register_fetch(bsub)
+
+
+def _cmd_fetch(args: argparse.Namespace) -> int:
+    import sys
+
+    from . import fetch
+    from .units import human_bytes
+
+    res = fetch(args.sources, args.dest, policy=args.policy, params=args.param, chunk_size=args.chunk_size,
+                demand=args.demand, within=args.within, retries=args.retries, timeout=args.timeout,
+                overwrite=args.overwrite, progress=not args.quiet, max_active=args.max_active)
+    if args.json:
+        import json
+        from dataclasses import asdict
+
+        print(json.dumps({"status": res.status, "policy": res.policy, "elapsed_s": res.elapsed,
+                          "bytes_fetched": res.bytes_fetched, "max_active": res.max_active,
+                          "averages": res.averages, "files": [asdict(f) for f in res.files]}, indent=2))
+    else:
+        done = sum(f.state in ("done", "skipped") for f in res.files)
+        rate = res.bytes_fetched / res.elapsed if res.elapsed > 0 else 0.0
+        line = (f"{done}/{len(res.files)} files done, {human_bytes(res.bytes_fetched)} fetched in "
+                f"{res.elapsed:.1f} s ({human_bytes(rate)}/s), policy {res.policy}, at most {res.max_active} "
+                f"chunks at once")
+        if res.averages:
+            line += f", mean limit {res.averages['limit']:.2f}, mean active {res.averages['active']:.2f}"
+        print(line)
+    for f in res.failed:
+        print(f"cclab: error: {f.name}: {f.error}", file=sys.stderr)
+    return res.status
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    from .status import print_status
+
+    return print_status(args.dest, as_json=args.json)
+
+
+def _register_fetch(bsub) -> None:
+    from .engine import DEFAULT_MAX_ACTIVE, DEFAULT_RETRIES, DEFAULT_TIMEOUT
+
+    f = bsub.add_parser("fetch", help="download files into a folder, at most m(t) chunks at once "
+                                      "(FAIRBAT by default), journaled and resumable")
+    f.add_argument("sources", nargs="+", metavar="URL|MANIFEST",
+                   help="http(s) URLs, or manifest files (TOML/JSON: url, optional size, sha256, name)")
+    f.add_argument("-d", "--dest", required=True, help="destination folder (its journal: DEST/.cclab-bg/)")
+    f.add_argument("--policy", default="fairbat", metavar="P",
+                   help="fairbat (default), static:N, rate (rate tracking) or unlimited (vanilla)")
+    f.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="a controller parameter (e.g. tau=20, period=30, m0=2; docs/protocols.md)")
+    f.add_argument("--chunk-size", default="3MB", metavar="SIZE",
+                   help="bytes per chunk (byte range); default 3MB, the papers' mean micro-flow size")
+    g = f.add_mutually_exclusive_group()
+    g.add_argument("--demand", type=_rate("--demand"), default=None, metavar="RATE",
+                   help="offered load of the background, bytes/s (the papers' C·rho_b): chunks are released "
+                        "to the controller at this rate")
+    g.add_argument("--within", type=float, default=None, metavar="SECONDS",
+                   help="release the backlog evenly over this many seconds (demand = bytes / SECONDS)")
+    f.add_argument("--retries", type=int, default=DEFAULT_RETRIES,
+                   help=f"retries of a chunk after transient failures (default {DEFAULT_RETRIES})")
+    f.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                   help=f"seconds to connect and between reads (default {DEFAULT_TIMEOUT:g})")
+    f.add_argument("--max-active", type=int, default=DEFAULT_MAX_ACTIVE,
+                   help=f"cap on simultaneous connections, any policy (default {DEFAULT_MAX_ACTIVE})")
+    f.add_argument("--overwrite", action="store_true", help="replace existing files whose checksum differs")
+    f.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    f.add_argument("--quiet", action="store_true", help="no progress bars")
+    f.set_defaults(func=_cmd_fetch)
+
+    s = bsub.add_parser("status", help="what the journal of a destination folder says: per-file state, "
+                                       "bytes done, rate, failures")
+    s.add_argument("dest", help="destination folder of `cclab bg fetch`")
+    s.add_argument("--json", action="store_true", help="as JSON")
+    s.set_defaults(func=_cmd_status)

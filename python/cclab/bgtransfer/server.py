@@ -164,6 +164,12 @@ class FileServer:
         self.block = block_size(o.rate, o.conn_rate)
         self.total_bucket = TokenBucket(o.rate, max(self.block, o.rate * 0.02)) if o.rate else None
         self.file_gets = 0
+        self.transports: set = set()
+
+    def abort_all(self) -> None:
+        """Cut every body in progress (a crash of the server, as tests need it)."""
+        for t in list(self.transports):
+            t.abort()
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -242,6 +248,9 @@ class FileServer:
         limit = length // 2 if drop else length
         st.active += 1
         st.max_active = max(st.max_active, st.active)
+        transport = request.transport
+        if transport is not None:
+            self.transports.add(transport)
         try:
             await resp.prepare(request)
             with open(path, "rb") as f:
@@ -264,16 +273,20 @@ class FileServer:
                     request.transport.close()
                 return resp
             await resp.write_eof()
-        except (ConnectionError, asyncio.CancelledError):
+        except ConnectionError:  # the client went away (or abort_all): nothing to answer
+            st.aborted += 1
+            return resp
+        except asyncio.CancelledError:
             st.aborted += 1
             raise
         finally:
             st.active -= 1
+            self.transports.discard(transport)
         return resp
 
 
 async def start(root, host: str = "127.0.0.1", port: int = 0, options: ServeOptions | None = None,
-                stats: Stats | None = None, shutdown_timeout: float = 1.0) -> tuple[web.AppRunner, int]:
+                stats: Stats | None = None, shutdown_timeout: float = 1.0) -> tuple[web.AppRunner, int, FileServer]:
     """Start serving; returns the runner (``await runner.cleanup()`` stops it, cutting
     transfers still running after ``shutdown_timeout`` seconds) and the bound port."""
     server = FileServer(root, options, stats)
@@ -283,14 +296,14 @@ async def start(root, host: str = "127.0.0.1", port: int = 0, options: ServeOpti
     await site.start()
     sockets = site._server.sockets if site._server is not None else []  # noqa: SLF001 (the bound port)
     bound = sockets[0].getsockname()[1] if sockets else port
-    return runner, bound
+    return runner, bound, server
 
 
 def serve_forever(root, host: str = "127.0.0.1", port: int = 8000, options: ServeOptions | None = None) -> int:
     """Serve until interrupted (the CLI's `cclab bg serve`). Prints the URL first (flushed:
     a parent process may read it to learn the port chosen with --port 0)."""
     async def main() -> None:
-        runner, bound = await start(root, host, port, options)
+        runner, bound, _ = await start(root, host, port, options)
         o = options or ServeOptions()
         limits = []
         if o.rate:
@@ -336,7 +349,7 @@ class ServerThread:
         def run() -> None:
             self.loop = asyncio.new_event_loop()
             try:
-                self.runner, self.port = self.loop.run_until_complete(
+                self.runner, self.port, self.server = self.loop.run_until_complete(
                     start(self.root, self.host, self.port, self.options, self.stats, shutdown_timeout=0.05))
             except BaseException as exc:  # reported to the caller of start()
                 error.append(exc)
@@ -344,6 +357,7 @@ class ServerThread:
                 return
             ready.set()
             self.loop.run_forever()
+            self.server.abort_all()
             self.loop.run_until_complete(self.runner.cleanup())
             self.loop.close()
 

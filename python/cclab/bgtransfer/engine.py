@@ -1,0 +1,719 @@
+"""The transfer manager: files cut into chunks (byte ranges), chunks released to an
+access controller (crates/control through ``cclab._core.AccessController``), at most
+m(t) chunks in transfer at once, every finished byte range fsync'ed and journaled,
+every file verified (size, SHA-256) and renamed into place atomically.
+
+How it maps onto the papers (docs/bgtransfer.md has the reasoning):
+
+* a chunk = a micro-flow (background paper §III) = FAIRBAT's "chunk" (FAIRBAT §III): one
+  HTTP range request on its own TCP connection (``force_close``: no reuse, so that each
+  chunk is a fresh TCP flow as in the models); ``chunk_size`` defaults to 3 MB, the
+  mean file size of both papers' experiments (FAIRBAT §IV, background paper §IV-A);
+* arrivals: with ``demand`` (bytes/s, the papers' Cρ_b) chunks are released to the
+  controller as a fluid at that rate (chunk k arrives when demand·t reaches the bytes of
+  chunks 0..k); ``within`` (seconds) sets demand = total bytes / within. Without either
+  (a plain backlog there is no load to track): FAIRBAT's queue is kept topped up at τ
+  chunks so eq. (2) leaves m at m0, rate tracking's queue at one chunk (arrivals equal
+  admissions, M stays at m0), a static limit gets the whole backlog at once;
+* completions: a chunk completes when its range is on disk (or it failed: a failed
+  chunk leaves the controller and its remainder arrives again after a backoff);
+* deadlines: at ``next_deadline()`` the controller is told the bytes delivered so far
+  (all bytes received by chunks, for rate tracking).
+"""
+from __future__ import annotations
+
+import asyncio
+import errno
+import fcntl
+import hashlib
+import heapq
+import math
+import os
+import random
+import sqlite3
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .journal import Journal, gaps
+from .manifest import RESERVED, Entry
+from .policy import Policy
+from .units import human_bytes
+
+#: The papers' mean micro-flow (chunk) size: 3 MB (FAIRBAT §IV; background paper §IV-A).
+DEFAULT_CHUNK = 3_000_000
+#: Transient failures are retried this many times per chunk (the count restarts when a
+#: chunk makes progress); with the backoff below the retries span about a minute.
+DEFAULT_RETRIES = 8
+#: Exponential backoff: min(cap, base·2^attempt), of which a uniformly random half
+#: ("equal jitter") is slept.
+BACKOFF_BASE = 0.5
+BACKOFF_CAP = 30.0
+#: Seconds without a byte (and to connect) before a chunk's connection is given up.
+DEFAULT_TIMEOUT = 30.0
+#: A safety cap on simultaneous connections, whatever the policy (file descriptors).
+DEFAULT_MAX_ACTIVE = 256
+READ_BLOCK = 64 * 1024
+
+
+class Transient(Exception):
+    """A failure worth retrying (connection, timeout, 5xx, 408, 429, short body)."""
+
+
+class Fatal(Exception):
+    """A failure of one file that retrying will not fix (404 and other 4xx, a changed size)."""
+
+
+class DiskFull(Exception):
+    """ENOSPC: the run stops."""
+
+
+@dataclass
+class FileOutcome:
+    name: str
+    url: str
+    state: str  # done, failed, skipped (already there)
+    size: int | None = None
+    sha256: str | None = None
+    error: str | None = None
+    bytes_fetched: int = 0
+
+
+@dataclass
+class FetchResult:
+    """What ``fetch`` did; ``status`` is the CLI's exit status (0 all done, 1 some failed)."""
+
+    files: list[FileOutcome]
+    policy: str
+    elapsed: float
+    bytes_fetched: int
+    limit_trace: list[tuple[float, float, int, int]] = field(default_factory=list)  # (t, limit, active, waiting)
+    max_active: int = 0
+    averages: dict | None = None
+
+    @property
+    def ok(self) -> bool:
+        return all(f.state in ("done", "skipped") for f in self.files)
+
+    @property
+    def status(self) -> int:
+        return 0 if self.ok else 1
+
+    @property
+    def failed(self) -> list[FileOutcome]:
+        return [f for f in self.files if f.state == "failed"]
+
+
+@dataclass
+class FileJob:
+    entry: Entry
+    partial: Path
+    final: Path
+    size: int | None = None
+    validator: str | None = None
+    fd: int | None = None
+    no_range: bool = False
+    whole: asyncio.Event | None = None  # set while a 200 (whole-file) body is being received
+    outstanding: int = 0  # chunks released and not finished
+    pending_chunks: deque = field(default_factory=deque)
+    state: str = "pending"
+    error: str | None = None
+    fetched: int = 0
+    verify_retries: int = 1
+    initial: int = 0
+    bar: object = None
+
+    @property
+    def name(self) -> str:
+        return self.entry.name
+
+
+@dataclass
+class Chunk:
+    id: int
+    job: FileJob
+    start: int
+    end: int
+    attempts: int = 0
+
+    @property
+    def bytes(self) -> int:
+        return self.end - self.start
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sha256_of(path: Path) -> tuple[int, str]:
+    h = hashlib.sha256()
+    n = 0
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+            n += len(block)
+    return n, h.hexdigest()
+
+
+def backoff(attempt: int, rng: random.Random, base: float = BACKOFF_BASE, cap: float = BACKOFF_CAP) -> float:
+    """Exponential backoff with equal jitter: d = min(cap, base·2^attempt), sleep in [d/2, d]."""
+    d = min(cap, base * 2 ** attempt)
+    return d / 2 + rng.uniform(0, d / 2)
+
+
+def describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{exc.__class__.__name__}: {text}" if text else exc.__class__.__name__
+
+
+class Manager:
+    """One run of the manager over a destination folder."""
+
+    def __init__(self, entries: list[Entry], dest: str | os.PathLike, policy: Policy, *,
+                 chunk_size: int = DEFAULT_CHUNK, demand: float | None = None, within: float | None = None,
+                 retries: int = DEFAULT_RETRIES, timeout: float = DEFAULT_TIMEOUT, overwrite: bool = False,
+                 progress: bool = True, max_active: int = DEFAULT_MAX_ACTIVE,
+                 backoff_base: float = BACKOFF_BASE, backoff_cap: float = BACKOFF_CAP, trace: bool = True):
+        self.entries = entries
+        self.dest = Path(dest)
+        self.policy = policy
+        self.chunk_size = int(chunk_size)
+        self.demand = demand
+        self.within = within
+        self.retries = retries
+        self.timeout = timeout
+        self.overwrite = overwrite
+        self.progress = progress
+        self.max_active = max_active
+        self.backoff_base, self.backoff_cap = backoff_base, backoff_cap
+        self.trace_on = trace
+        self.rng = random.Random()
+        self.meta = self.dest / RESERVED
+        self.jobs: list[FileJob] = []
+        self.delivered = 0  # bytes received by every chunk (rate tracking's measurement)
+        self.fetched = 0
+        self.trace: list[tuple[float, float, int, int]] = []
+        self.max_seen = 0
+        self.disk_full: str | None = None
+        self.overall = None
+
+    # -- set up ------------------------------------------------------------------
+    def lock(self) -> int:
+        self.meta.mkdir(parents=True, exist_ok=True)
+        (self.meta / "partial").mkdir(exist_ok=True)
+        fd = os.open(self.meta / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise ValueError(f"{self.dest}: another `cclab bg fetch` is writing here (lock {self.meta / 'lock'})") from None
+        return fd
+
+    def clock(self) -> float:
+        return time.monotonic() - self.t0
+
+    def log(self, msg: str) -> None:
+        if self.progress:
+            from tqdm import tqdm
+
+            tqdm.write(msg, file=sys.stderr)
+
+    # -- the run -----------------------------------------------------------------
+    def run(self) -> FetchResult:
+        if self.dest.exists() and not self.dest.is_dir():
+            raise ValueError(f"{self.dest}: not a folder")
+        self.dest.mkdir(parents=True, exist_ok=True)
+        lock = self.lock()
+        self.journal = Journal(self.meta / "journal.sqlite")
+        run_id = self.journal.start_run(self.policy.name)
+        status = 1
+        try:
+            t = time.monotonic()
+            outcomes = asyncio.run(self.main())
+            res = FetchResult(files=outcomes, policy=self.policy.name, elapsed=time.monotonic() - t,
+                              bytes_fetched=self.fetched, limit_trace=self.trace, max_active=self.max_seen,
+                              averages=self.averages)
+            status = res.status
+            return res
+        finally:
+            self.journal.finish_run(run_id, status)
+            self.journal.close()
+            os.close(lock)
+
+    async def main(self) -> list[FileOutcome]:
+        import aiohttp
+
+        self.t0 = time.monotonic()
+        self.averages = None
+        connector = aiohttp.TCPConnector(limit=0, force_close=True)
+        timeout = aiohttp.ClientTimeout(total=None, connect=self.timeout, sock_connect=self.timeout,
+                                        sock_read=self.timeout)
+        async with aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False,
+                                         headers={"Accept-Encoding": "identity"}) as session:
+            self.session = session
+            await self.prepare()
+            try:
+                await self.schedule()
+            finally:
+                for job in self.jobs:
+                    if job.fd is not None:
+                        os.close(job.fd)
+                        job.fd = None
+                    if job.bar is not None:
+                        job.bar.close()
+                if self.overall is not None:
+                    self.overall.close()
+        return [FileOutcome(name=j.name, url=j.entry.url, state=j.state, size=j.size,
+                            sha256=j.entry.sha256, error=j.error, bytes_fetched=j.fetched) for j in self.jobs]
+
+    async def prepare(self) -> None:
+        """Journal rows, existing files, sizes (HEAD), the chunks still to fetch."""
+        sem = asyncio.Semaphore(8)
+
+        async def one(e: Entry) -> FileJob:
+            job = FileJob(entry=e, partial=self.meta / "partial" / e.name, final=self.dest / e.name)
+            async with sem:
+                await self.prepare_file(job)
+            return job
+
+        self.jobs = list(await asyncio.gather(*(one(e) for e in self.entries)))
+        if self.progress:
+            from tqdm import tqdm
+
+            total = sum(j.size or 0 for j in self.jobs if j.state == "pending")
+            done = sum(sum(e - s for s, e in self.journal.ranges(j.name)) for j in self.jobs if j.state == "pending")
+            self.overall = tqdm(total=total, initial=done, unit="B", unit_scale=True, desc="all files",
+                                position=0, dynamic_ncols=True, file=sys.stderr)
+
+    async def prepare_file(self, job: FileJob) -> None:
+        e = job.entry
+        row = self.journal.file(e.name)
+        if row is not None and (row["url"] != e.url or (e.sha256 and row["sha256"] and row["sha256"] != e.sha256)
+                                or (e.size is not None and row["size"] is not None and row["size"] != e.size)):
+            self.journal.reset_file(e.name, "a different file under this name: partial data dropped")
+            row = None
+        if row is not None and not job.partial.exists() and (
+                (row["state"] != "done" and self.journal.ranges(e.name))
+                or (row["state"] == "done" and not job.final.exists())):
+            self.journal.reset_file(e.name, "the partial data is gone (removed by hand)")
+            row = self.journal.file(e.name)
+        self.journal.upsert_file(e.name, e.url, e.size if e.size is not None else (row["size"] if row else None),
+                                 e.sha256 or (row["sha256"] if row else None))
+        # Never overwrite a good file; skip one that is already the right one.
+        if job.final.exists():
+            if not job.final.is_file():
+                return self.fail(job, f"{job.final} exists and is not a file", fatal=True)
+            if row is not None and row["state"] == "done" and row["sha256"]:
+                expect = e.sha256 or row["sha256"]
+            else:
+                expect = e.sha256
+            if expect:
+                size, digest = await asyncio.to_thread(sha256_of, job.final)
+                if digest == expect and (e.size is None or size == e.size):
+                    job.state, job.size = "skipped", size
+                    self.journal.set_state(e.name, "done", None, bytes_done=size)
+                    return None
+                if not self.overwrite:
+                    return self.fail(job, f"{job.final} exists with a different SHA-256 ({digest[:12]}…, expected "
+                                          f"{expect[:12]}…): not overwritten (use --overwrite)", fatal=True)
+        try:
+            await self.probe(job)
+        except (Fatal, Transient) as exc:
+            return self.fail(job, str(exc), fatal=True)
+        if row is not None and row["validator"] and job.validator and row["validator"] != job.validator:
+            self.journal.reset_file(e.name, "the file changed on the server: partial data dropped")
+        self.journal.set(e.name, size=job.size)
+        if row is None or self.journal.file(e.name)["bytes_done"] == 0:
+            job.partial.unlink(missing_ok=True)
+        job.partial.parent.mkdir(parents=True, exist_ok=True)
+        job.fd = os.open(job.partial, os.O_RDWR | os.O_CREAT, 0o644)
+        missing = gaps(self.journal.ranges(e.name), job.size)
+        for s, t in missing:
+            for a in range(s, t, self.chunk_size):
+                job.pending_chunks.append((a, min(t, a + self.chunk_size)))
+        job.initial = job.size - sum(t - s for s, t in missing)
+        return None
+
+    async def probe(self, job: FileJob) -> None:
+        """The file's size and validator: HEAD, else a GET of byte 0."""
+        import aiohttp
+
+        e = job.entry
+        size = None
+        for attempt in range(self.retries + 1):
+            try:
+                async with self.session.head(e.url, allow_redirects=True) as r:
+                    if r.status == 200 and r.headers.get("Content-Length", "").isdigit():
+                        size = int(r.headers["Content-Length"])
+                        job.validator = r.headers.get("ETag") or r.headers.get("Last-Modified")
+                    elif r.status in (404, 410) or (400 <= r.status < 500 and r.status not in (405, 408, 429)):
+                        raise Fatal(f"{e.url}: HTTP {r.status} {r.reason or ''}".rstrip())
+                    elif r.status >= 500 or r.status in (408, 429):
+                        raise Transient(f"{e.url}: HTTP {r.status} {r.reason or ''}".rstrip())
+                if size is None:
+                    async with self.session.get(e.url, headers={"Range": "bytes=0-0"}) as r:
+                        if r.status == 206 and "/" in r.headers.get("Content-Range", ""):
+                            total = r.headers["Content-Range"].rsplit("/", 1)[1]
+                            if total.isdigit():
+                                size = int(total)
+                        elif r.status == 200 and r.headers.get("Content-Length", "").isdigit():
+                            size = int(r.headers["Content-Length"])
+                            job.no_range = True
+                        elif 400 <= r.status < 500 and r.status not in (408, 429):
+                            raise Fatal(f"{e.url}: HTTP {r.status} {r.reason or ''}".rstrip())
+                        elif r.status >= 500 or r.status in (408, 429):
+                            raise Transient(f"{e.url}: HTTP {r.status} {r.reason or ''}".rstrip())
+                        job.validator = r.headers.get("ETag") or r.headers.get("Last-Modified")
+                break
+            except (aiohttp.ClientError, asyncio.TimeoutError, Transient) as exc:
+                if attempt == self.retries:
+                    raise Transient(f"{e.url}: {describe(exc)} (after {self.retries} retries)") from None
+                await asyncio.sleep(backoff(attempt, self.rng, self.backoff_base, self.backoff_cap))
+        if size is None:
+            raise Fatal(f"{e.url}: the server gives no size (no Content-Length or Content-Range); "
+                        f"give `size` in the manifest")
+        if e.size is not None and size != e.size:
+            raise Fatal(f"{e.url}: the server has {size} bytes, the manifest says {e.size}")
+        job.size = size
+
+    def fail(self, job: FileJob, error: str, fatal: bool = True) -> None:
+        job.state, job.error = "failed", error
+        job.pending_chunks.clear()
+        self.journal.failure(job.name, error)
+        self.journal.set_state(job.name, "failed", error)
+        self.log(f"cclab: {job.name}: FAILED: {error}")
+
+    # -- scheduling --------------------------------------------------------------
+    def released_order(self):
+        """The chunks of every pending file in order, and those of files that must be fetched
+        again (a checksum mismatch, a gap) as soon as they appear."""
+        while True:
+            if self.requeued:
+                job = self.requeued.popleft()
+            else:
+                job = next((j for j in self.jobs if j.state == "pending" and j.pending_chunks), None)
+                if job is None:
+                    return
+            while job.state == "pending" and job.pending_chunks:
+                s, e = job.pending_chunks.popleft()
+                yield job, s, e
+
+    def requeue(self, job: FileJob, missing: list[tuple[int, int]]) -> None:
+        for s, e in missing:
+            for a in range(s, e, self.chunk_size):
+                job.pending_chunks.append((a, min(e, a + self.chunk_size)))
+        self.requeued.append(job)
+
+    async def schedule(self) -> None:
+        pol = self.policy
+        ctrl = pol.controller(0.0)
+        self.ctrl = ctrl
+        self.requeued: deque[FileJob] = deque()
+        order = self.released_order()
+        total_bytes = sum((j.size or 0) for j in self.jobs if j.state == "pending")
+        pending_bytes = sum(e - s for j in self.jobs for s, e in j.pending_chunks)
+        demand = self.demand
+        if demand is None and self.within is not None:
+            demand = max(pending_bytes, 1) / self.within
+        topup = None
+        if demand is None:
+            if pol.name == "fairbat":
+                topup = math.ceil(float(pol.param("tau", 100.0)))
+            elif pol.name == "rate":
+                topup = 1
+        del total_bytes
+        chunks: dict[int, Chunk] = {}
+        next_id = 0
+        released_bytes = 0.0
+        lookahead: tuple | None = None
+        retry_heap: list[tuple[float, int]] = []
+        local_queue: deque[int] = deque()  # unlimited: released chunks not yet started (max_active)
+        tasks: dict[asyncio.Task, Chunk] = {}
+        # Finished files whose outstanding chunks are all done are verified here.
+        self.finishing: set[asyncio.Task] = set()
+
+        def arrive(now: float, c: Chunk) -> None:
+            c.job.outstanding += 1 if c.id not in chunks else 0
+            chunks[c.id] = c
+            if ctrl is None:
+                local_queue.append(c.id)
+            else:
+                ctrl.arrive(now, c.id, float(c.bytes))
+
+        def next_new() -> tuple | None:
+            nonlocal lookahead, order
+            if lookahead is None:
+                lookahead = next(order, None)
+                if lookahead is None and self.requeued:
+                    order = self.released_order()
+                    lookahead = next(order, None)
+            return lookahead
+
+        def release(now: float) -> float:
+            """Release chunks due by now; returns when the next one is due (inf: none)."""
+            nonlocal next_id, released_bytes, lookahead
+            while True:
+                nxt = next_new()
+                if nxt is None:
+                    return math.inf
+                job, s, e = nxt
+                if job.state != "pending":
+                    lookahead = None
+                    continue
+                if demand is not None:
+                    due = (released_bytes + (e - s)) / demand
+                    if due > now:
+                        return due
+                elif topup is not None and ctrl is not None and ctrl.waiting >= topup:
+                    return math.inf
+                lookahead = None
+                released_bytes += e - s
+                arrive(now, Chunk(next_id, job, s, e))
+                next_id += 1
+
+        def start(cid: int, now: float) -> None:
+            c = chunks[cid]
+            if c.job.state != "pending":  # its file failed meanwhile: the slot is freed at once
+                finish_chunk(c, None, now)
+                return
+            tasks[asyncio.ensure_future(self.transfer(c))] = c
+            self.max_seen = max(self.max_seen, len(tasks))
+
+        def finish_chunk(c: Chunk, exc: BaseException | None, now: float) -> None:
+            """The chunk left the network (or never entered it)."""
+            if ctrl is not None:
+                ctrl.complete(now)
+            if exc is None:
+                c.job.outstanding -= 1
+                self.maybe_finish(c.job)
+
+        while True:
+            now = self.clock()
+            while retry_heap and retry_heap[0][0] <= now:
+                _, cid = heapq.heappop(retry_heap)
+                arrive(now, chunks[cid])
+            next_release = release(now)
+            if ctrl is not None:
+                while ctrl.next_deadline() <= now:
+                    ctrl.on_deadline(now, float(self.delivered))
+                while len(tasks) < self.max_active and (cid := ctrl.admit(now)) is not None:
+                    start(cid, now)
+                if self.trace_on and (not self.trace or self.trace[-1][1:] != (ctrl.limit, ctrl.active, ctrl.waiting)):
+                    self.trace.append((now, ctrl.limit, ctrl.active, ctrl.waiting))
+            else:
+                while local_queue and len(tasks) < self.max_active:
+                    start(local_queue.popleft(), now)
+            if self.disk_full:
+                for t in tasks:
+                    t.cancel()
+            if not tasks and not self.finishing and not retry_heap and next_release == math.inf \
+                    and not local_queue and (ctrl is None or ctrl.waiting == 0) and not self.requeued:
+                break
+            wake = min(next_release, retry_heap[0][0] if retry_heap else math.inf,
+                       ctrl.next_deadline() if ctrl is not None else math.inf)
+            timeout = None if wake == math.inf else max(0.0, wake - self.clock())
+            if tasks or self.finishing:
+                done, _ = await asyncio.wait(set(tasks) | self.finishing, timeout=timeout,
+                                             return_when=asyncio.FIRST_COMPLETED)
+            else:
+                await asyncio.sleep(timeout if timeout is not None else 0.05)
+                done = set()
+            now = self.clock()
+            for t in done:
+                if t in self.finishing:
+                    self.finishing.discard(t)
+                    if not t.cancelled() and t.exception() is not None:
+                        raise t.exception()
+                    continue
+                c = tasks.pop(t)
+                exc = t.exception() if not t.cancelled() else asyncio.CancelledError()
+                if exc is None:
+                    finish_chunk(c, None, now)
+                    continue
+                if isinstance(exc, DiskFull) or isinstance(exc, asyncio.CancelledError) and self.disk_full:
+                    self.disk_full = self.disk_full or str(exc)
+                    finish_chunk(c, exc, now)
+                    c.job.outstanding -= 1
+                    if c.job.state == "pending":
+                        self.fail(c.job, f"disk full: {self.disk_full}")
+                    continue
+                finish_chunk(c, exc, now)
+                if isinstance(exc, Transient) and c.attempts < self.retries and c.job.state == "pending":
+                    delay = backoff(c.attempts, self.rng, self.backoff_base, self.backoff_cap)
+                    c.attempts += 1
+                    self.journal.failure(c.job.name, str(exc))
+                    heapq.heappush(retry_heap, (now + delay, c.id))
+                    continue
+                c.job.outstanding -= 1
+                if c.job.state == "pending":
+                    why = str(exc) if isinstance(exc, (Fatal, Transient)) else describe(exc)
+                    if isinstance(exc, Transient):
+                        why += f" (gave up after {self.retries} retries)"
+                    self.fail(c.job, why)
+                self.maybe_finish(c.job)
+            if self.disk_full:
+                for job in self.jobs:
+                    if job.state == "pending":
+                        self.fail(job, f"not fetched: the disk is full ({self.disk_full})")
+        if ctrl is not None:
+            ctrl.advance_to(self.clock())
+            self.averages = dict(ctrl.averages())
+
+    # -- one chunk ---------------------------------------------------------------
+    async def transfer(self, c: Chunk) -> None:
+        """Fetch [start, end) of the chunk's file into its partial file; record what arrived."""
+        import aiohttp
+
+        job = c.job
+        url = job.entry.url
+        if job.no_range and job.whole is not None:
+            await job.whole.wait()  # a whole-file body is on its way: wait for it, then see
+        done = self.journal.ranges(job.name)
+        rest = [(s, e) for s, e in gaps(done, job.size) if e > c.start and s < c.end]
+        if not rest:
+            return
+        c.start, c.end = max(rest[0][0], c.start), min(rest[0][1], c.end)
+        headers = {"Range": f"bytes={c.start}-{c.end - 1}"}
+        pos = c.start
+        base = c.start
+        whole = None
+        try:
+            async with self.session.get(url, headers=headers, allow_redirects=True) as r:
+                if r.status == 206:
+                    cr = r.headers.get("Content-Range", "")
+                    if not cr.startswith(f"bytes {c.start}-"):
+                        raise Transient(f"{url}: asked bytes {c.start}-{c.end - 1}, got Content-Range {cr!r}")
+                    total = cr.rsplit("/", 1)[-1]
+                    if total.isdigit() and int(total) != job.size:
+                        raise Fatal(f"{url}: the file's size changed on the server ({job.size} -> {total} bytes)")
+                    self.check_validator(job, r)
+                    end = c.end
+                elif r.status == 200:
+                    # The server ignores Range: the whole file comes; take all of it.
+                    job.no_range = True
+                    if job.whole is None or job.whole.is_set():
+                        job.whole = whole = asyncio.Event()
+                    length = r.headers.get("Content-Length")
+                    if length is not None and length.isdigit() and int(length) != job.size:
+                        raise Fatal(f"{url}: the file's size changed on the server ({job.size} -> {length} bytes)")
+                    self.check_validator(job, r)
+                    pos = base = 0
+                    end = job.size
+                elif r.status == 416:
+                    raise Fatal(f"{url}: HTTP 416 for bytes {c.start}-{c.end - 1}: the file shrank on the server")
+                elif r.status >= 500 or r.status in (408, 429):
+                    raise Transient(f"{url}: HTTP {r.status} {r.reason or ''}".rstrip())
+                else:
+                    raise Fatal(f"{url}: HTTP {r.status} {r.reason or ''}".rstrip())
+                async for data in r.content.iter_chunked(READ_BLOCK):
+                    if pos >= end:
+                        break
+                    data = data[: end - pos]
+                    try:
+                        os.pwrite(job.fd, data, pos)
+                    except OSError as exc:
+                        if exc.errno == errno.ENOSPC:
+                            raise DiskFull(f"{job.partial}: {exc.strerror}") from None
+                        raise
+                    pos += len(data)
+                    self.delivered += len(data)
+                    self.fetched += len(data)
+                    job.fetched += len(data)
+                    if self.progress and job.bar is None:
+                        from tqdm import tqdm
+
+                        job.bar = tqdm(total=job.size, initial=job.initial, unit="B", unit_scale=True,
+                                       desc=job.name[-30:], leave=False, dynamic_ncols=True, file=sys.stderr)
+                    if job.bar is not None:
+                        job.bar.update(len(data))
+                    if self.overall is not None:
+                        self.overall.update(len(data))
+                if pos < end:
+                    raise Transient(f"{url}: the body stopped at byte {pos} of {c.start}-{end - 1}")
+        except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError) as exc:
+            raise Transient(f"{url}: {describe(exc)}") from None
+        finally:
+            if pos > base:
+                c.attempts = 0  # progress: the retry count starts again
+                await self.record(job, base, pos)
+            if whole is not None:
+                whole.set()
+
+    def check_validator(self, job: FileJob, r) -> None:
+        v = r.headers.get("ETag") or r.headers.get("Last-Modified")
+        if v and job.validator and v != job.validator:
+            raise Fatal(f"{job.entry.url}: the file changed on the server during the transfer "
+                        f"(validator {job.validator} -> {v})")
+        if v and not job.validator:
+            job.validator = v
+            self.journal.set(job.name, validator=v)
+
+    async def record(self, job: FileJob, start: int, end: int) -> None:
+        """fsync the data, then journal [start, end) as done (never the other way round)."""
+        try:
+            await asyncio.to_thread(os.fsync, job.fd)
+        except OSError as exc:
+            if exc.errno == errno.ENOSPC:
+                raise DiskFull(f"{job.partial}: {exc.strerror}") from None
+            raise
+        try:
+            self.journal.add_range(job.name, start, end)
+        except sqlite3.OperationalError as exc:
+            if "full" in str(exc):
+                raise DiskFull(f"{self.journal.path}: {exc}") from None
+            raise
+
+    # -- one file ----------------------------------------------------------------
+    def maybe_finish(self, job: FileJob) -> None:
+        if job.state != "pending" or job.outstanding > 0 or job.pending_chunks:
+            return
+        missing = gaps(self.journal.ranges(job.name), job.size)
+        if missing:  # e.g. a whole-file body failed while range chunks waited on it
+            self.requeue(job, missing)
+            return
+        job.state = "verifying"
+        t = asyncio.ensure_future(self.place(job))
+        self.finishing.add(t)
+
+    async def place(self, job: FileJob) -> None:
+        """Verify size and SHA-256, then rename into place (atomic) and fsync the folder."""
+        name = job.name
+        size, digest = await asyncio.to_thread(sha256_of, job.partial)
+        expect = job.entry.sha256
+        if size != job.size:
+            return self.fail(job, f"size {size} after the transfer, expected {job.size}")
+        if expect and digest != expect:
+            why = f"{job.entry.url}: SHA-256 mismatch: got {digest}, expected {expect}"
+            self.journal.reset_file(name, why)
+            if job.verify_retries > 0:  # fetch the whole file once more before giving up
+                job.verify_retries -= 1
+                self.journal.failure(name, why)
+                self.log(f"{name}: {why}; fetching it again")
+                job.state = "pending"
+                self.requeue(job, [(0, job.size)])
+                return None
+            return self.fail(job, f"{why} (after {1} re-fetch); not placed")
+        if job.final.exists() and not self.overwrite:
+            _, existing = await asyncio.to_thread(sha256_of, job.final)
+            if existing != digest:
+                return self.fail(job, f"{job.final} exists with a different SHA-256 ({existing[:12]}…, fetched "
+                                      f"{digest[:12]}…): not overwritten (use --overwrite); the fetched data stays "
+                                      f"in {job.partial}")
+        job.final.parent.mkdir(parents=True, exist_ok=True)
+        os.fsync(job.fd)
+        os.replace(job.partial, job.final)
+        fsync_dir(job.final.parent)
+        self.journal.set_state(name, "done", None, sha256=digest, bytes_done=size, finished_at=time.time())
+        job.state = "done"
+        job.entry = Entry(url=job.entry.url, name=name, size=size, sha256=digest)
+        if job.bar is not None:
+            job.bar.close()
+            job.bar = None
+        self.log(f"{name}: done ({human_bytes(size)}, sha256 {digest[:16]}…)")
+        return None
