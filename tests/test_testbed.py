@@ -31,8 +31,8 @@ needs_netns = pytest.mark.skipif(not netns.probe()[0], reason=f"testbed unavaila
 def test_shipped_scenario_has_the_papers_single_link():
     sc = load(SCENARIO)
     assert (sc.rate_bps, sc.buffer_packets, sc.delay_s, sc.congestion) == (10e6, 100, 0.025, "reno")
-    # load 0.3 of 10 Mbit/s in files of mean 3 MB: lambda = 0.3 * 1.25e6 / 3e6 = 0.125 /s ([FB] §IV-A: 1/8)
-    assert sc.web.rate_per_s == pytest.approx(0.125) and sc.bulk.rate_per_s == pytest.approx(0.125)
+    # load 0.3 (0.6) of 10 Mbit/s in files of mean 3 MB: lambda = 0.3 * 1.25e6 / 3e6 = 0.125 /s ([FB] §IV-A: 1/8)
+    assert sc.web.rate_per_s == pytest.approx(0.125) and sc.bulk.rate_per_s == pytest.approx(0.25)
     assert (sc.web.dist, sc.web.mean_bytes) == ("exponential", 3e6)
     assert [n for n, _ in sc.policies] == ["vanilla", "access control", "FAIRBAT"]
     assert sc.policies[0][1] is None and sc.policies[1][1] == {"policy": "static", "limit": 1}
@@ -65,7 +65,7 @@ def _variant(tmp_path, old: str, new: str) -> Path:
     ('access = { policy = "static", limit = 1 }', 'access = { policy = "static", limt = 1 }',
      "testbed.policies[1]: traffic[1].access.limit: missing"),
     ('name = "vanilla"', 'nme = "vanilla"', "testbed.policies[0].nme: unknown key"),
-    ('duration = "300s"', "duration = 300", 'testbed.duration: expected a duration like "300s", got 300'),
+    ('duration = "400s"', "duration = 400", 'testbed.duration: expected a duration like "300s", got 400'),
     ('seeds = 1', 'seeds = 0', "testbed.seeds: expected a positive integer, got 0"),
 ])
 def test_scenario_errors_name_the_key(tmp_path, old, new, message):
@@ -75,8 +75,8 @@ def test_scenario_errors_name_the_key(tmp_path, old, new, message):
 
 
 def test_access_on_the_class_itself_is_refused(tmp_path):
-    p = _variant(tmp_path, 'load = 0.3\nsize = { dist = "exponential", mean = "3MB" }\n\n[testbed]',
-                 'load = 0.3\nsize = { dist = "exponential", mean = "3MB" }\naccess = { policy = "static", limit = 2 }'
+    p = _variant(tmp_path, 'load = 0.6\nsize = { dist = "exponential", mean = "3MB" }\n\n[testbed]',
+                 'load = 0.6\nsize = { dist = "exponential", mean = "3MB" }\naccess = { policy = "static", limit = 2 }'
                  '\n\n[testbed]')
     with pytest.raises(ScenarioError, match="put access tables in"):
         load(p)
@@ -102,12 +102,25 @@ def test_arrival_plans_are_poisson_with_the_given_mean_and_common_across_policie
     assert max(s for _, s in arrivals(1, 0, 10.0, 100.0, 3e6, "exponential", math.nan, 4_000_000)) == 4_000_000
 
 
-def test_background_stats_integrate_the_samples():
-    # 1 MB/s for 10 s, two active for the first half and none after
-    samples = [(t / 10, 2 if t < 50 else 0, 0, 1e6 * t / 10) for t in range(0, 121)]
-    bps, active = runner.background_stats({"samples": samples}, 10.0)
+def test_background_stats_integrate_the_server_counters():
+    # (t, bodies in progress, bytes sent): 1 MB/s for 10 s, two bodies for the first half, none after
+    samples = [(t / 10, 2 if t < 50 else 0, 1e6 * t / 10) for t in range(0, 101)]
+    bps, active = runner.background_stats(samples, 10.0)
     assert bps == pytest.approx(8e6)
-    assert active == pytest.approx(100 / 101, rel=1e-9)  # 50 samples of 2 among 101 in [0, 10]
+    assert active == pytest.approx(1.0)  # 5 s of 2 over 10 s
+
+
+def test_manager_policy_and_release_times():
+    from cclab.testbed.background import manager_policy, release_times
+
+    assert manager_policy(None) == ("unlimited", None)
+    assert manager_policy({"policy": "static", "limit": 2}) == ("static:2", None)
+    assert manager_policy({"policy": "fairbat", "tau": 4, "period": "20s"}) == ("fairbat", {"tau": 4, "period": 20.0})
+    assert manager_policy({"policy": "rate_tracking"}) == ("rate", None)
+    # 3 MB chunks at 0.6 x 10 Mbit/s = 750 kB/s: one every 4 s, the first when 3 MB are due
+    assert release_times(3, 3_000_000, 750_000.0) == [4.0, 8.0, 12.0]
+    sc = load(SCENARIO)
+    assert runner.background_load(sc) == (3_000_000, pytest.approx(750_000.0), 100)  # 400 s x 750 kB/s / 3 MB
 
 
 def test_output_folder_is_replaced_only_when_complete(tmp_path, monkeypatch):

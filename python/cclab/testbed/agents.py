@@ -4,10 +4,9 @@ COMMAND ...`` under ``ip netns exec``):
 ``echo PORT``                      a TCP echo server (for the RTT ping-pong)
 ``ping HOST PORT COUNT``           round trips of one byte over one TCP connection
                                    (TCP_NODELAY); prints the RTTs in seconds as JSON
-``serve DIR PORT``                 a minimal range-capable HTTP file server
-                                   (aiohttp's FileResponse), for when ``cclab bg
-                                   serve`` is not wanted
-``interactive URL OUT --seed ...`` Poisson arrivals of short downloads, each a fresh
+``poll URL OUT DURATION``           samples ``cclab bg serve``'s counters (bodies in
+                                   progress, body bytes sent) every 0.25 s
+``interactive URL OUT --plan P`` Poisson arrivals of short downloads, each a fresh
                                    connection and a ranged GET of the first SIZE bytes
                                    of URL, timed from request to last byte; one JSON
                                    line per download in OUT
@@ -52,22 +51,6 @@ def ping(host: str, port: int, count: int) -> list[float]:
         time.sleep(0.01)
     c.close()
     return out
-
-
-def serve(root: str, port: int) -> None:
-    from aiohttp import web
-
-    base = Path(root).resolve()
-
-    async def handler(request: web.Request) -> web.StreamResponse:
-        path = (base / request.match_info["name"]).resolve()
-        if base not in path.parents or not path.is_file():
-            raise web.HTTPNotFound()
-        return web.FileResponse(path)
-
-    app = web.Application()
-    app.router.add_get("/{name:.+}", handler)
-    web.run_app(app, host="0.0.0.0", port=port, access_log=None, print=None)
 
 
 def arrivals(seed: int, stream: int, rate: float, duration: float, mean: float, dist: str, shape: float,
@@ -125,6 +108,25 @@ async def interactive(url: str, out: Path, plan: list[tuple[float, int]]) -> Non
     tmp.rename(out)
 
 
+def poll(url: str, out: Path, duration: float, interval: float = 0.25) -> None:
+    """(t, active bodies, body bytes sent) of a ``cclab bg serve`` every ``interval`` s."""
+    import urllib.request
+
+    t0 = time.monotonic()
+    rows = []
+    while True:
+        t = time.monotonic() - t0
+        with urllib.request.urlopen(url, timeout=5) as r:
+            st = json.loads(r.read())
+        rows.append((t, st["active"], st["bytes_sent"]))
+        if t >= duration:
+            break
+        time.sleep(max(0.0, min(interval, duration - t)))
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(rows))
+    tmp.rename(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m cclab.testbed.agents")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -134,9 +136,10 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("host")
     g.add_argument("port", type=int)
     g.add_argument("count", type=int)
-    s = sub.add_parser("serve")
-    s.add_argument("root")
-    s.add_argument("port", type=int)
+    q = sub.add_parser("poll")
+    q.add_argument("url")
+    q.add_argument("out", type=Path)
+    q.add_argument("duration", type=float)
     i = sub.add_parser("interactive")
     i.add_argument("url")
     i.add_argument("out", type=Path)
@@ -146,8 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         echo(a.port)
     elif a.cmd == "ping":
         print(json.dumps(ping(a.host, a.port, a.count)))
-    elif a.cmd == "serve":
-        serve(a.root, a.port)
+    elif a.cmd == "poll":
+        poll(a.url, a.out, a.duration)
     else:
         plan = [tuple(x) for x in json.loads(a.plan.read_text())]
         asyncio.run(interactive(a.url, a.out, plan))

@@ -22,7 +22,8 @@ from .agents import arrivals
 from .netns import SERVER_ADDR, TestbedError, Topology, sh, wait_port
 from .scenario import TestbedScenario
 
-PORT, ECHO_PORT = 80, 7
+PORT, IPORT, ECHO_PORT = 80, 8080, 7  # background server, interactive server, echo
+STATS = "/_cclab/stats"
 #: Interactive downloads are ranged GETs of the first SIZE bytes of one file this big;
 #: sizes above it are cut (P(exp. of mean 3 MB > 64 MB) = 5e-10).
 BLOB_BYTES = 64 << 20
@@ -72,54 +73,69 @@ def write_random(path: Path, size: int, seed: int) -> None:
             left -= n
 
 
-def plans(sc: TestbedScenario, seed: int) -> tuple[list, list]:
-    w, b = sc.web, sc.bulk
-    iplan = arrivals(seed, 0, w.rate_per_s, sc.duration_s, w.mean_bytes, w.dist, w.shape, BLOB_BYTES)
-    bplan = [(t, s, f"bg-{seed}-{i:05d}") for i, (t, s) in
-             enumerate(arrivals(seed, 1, b.rate_per_s, sc.duration_s, b.mean_bytes, b.dist, b.shape, 1 << 40))]
-    return iplan, bplan
+def interactive_plan(sc: TestbedScenario, seed: int) -> list:
+    w = sc.web
+    return arrivals(seed, 0, w.rate_per_s, sc.duration_s, w.mean_bytes, w.dist, w.shape, BLOB_BYTES)
 
 
-def run_policy(topo: Topology, work: Path, iplan: list, bplan: list, access: dict | None,
-               duration: float) -> tuple[list[dict], dict]:
-    """One measurement: both sides at once in the client namespace; the background is
-    stopped when the last interactive download has ended and ``duration`` has passed. Returns the interactive
-    records and the background's."""
-    ipath, bpath = work / "interactive.jsonl", work / "background.json"
-    for p in (ipath, bpath):
+def background_load(sc: TestbedScenario) -> tuple[int, float, int]:
+    """(chunk bytes, demand bytes/s, chunks released during the measurement): the
+    manager's chunk is the background class's mean size; its demand is the class's
+    offered load C·ρ_b in payload bytes per second (the simulator's `load` counts payload)."""
+    chunk = int(round(sc.bulk.mean_bytes))
+    demand = sc.bulk.rate_per_s * sc.bulk.mean_bytes
+    return chunk, demand, max(1, math.ceil(demand * sc.duration_s / chunk))
+
+
+def run_policy(topo: Topology, work: Path, iplan: list, bg_urls: list[str], access: dict | None,
+               sc: TestbedScenario) -> tuple[list[dict], dict]:
+    """One measurement: the manager on the background files and the interactive
+    downloads at once in the client namespace, the background server's counters polled
+    over [0, duration]. Returns the interactive records and the background's."""
+    ipath, bpath, ppath = work / "interactive.jsonl", work / "background.json", work / "poll.json"
+    dest = work / "dest"
+    shutil.rmtree(dest, ignore_errors=True)
+    for p in (ipath, bpath, ppath):
         p.unlink(missing_ok=True)
     (work / "iplan.json").write_text(json.dumps(iplan))
-    (work / "bplan.json").write_text(json.dumps(bplan))
-    url = f"http://{SERVER_ADDR}:{PORT}"
+    chunk, demand, _ = background_load(sc)
     bg = subprocess.Popen(topo.exec_args(topo.client, *_py(
-        "-m", "cclab.testbed.background", url, str(bpath), "--plan", str(work / "bplan.json"),
-        "--access", json.dumps(access), "--duration", str(duration + 600))), stderr=subprocess.PIPE)
-    t0 = time.monotonic()
+        "-m", "cclab.testbed.background", str(bpath), str(dest), *bg_urls, "--access", json.dumps(access),
+        "--chunk", str(chunk), "--demand", repr(demand))), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    poll = subprocess.Popen(topo.exec_args(topo.client, *_py(
+        "-m", "cclab.testbed.agents", "poll", f"http://{SERVER_ADDR}:{PORT}{STATS}", str(ppath),
+        str(sc.duration_s))), stderr=subprocess.PIPE)
     try:
-        sh(*topo.exec_args(topo.client, *_py("-m", "cclab.testbed.agents", "interactive", f"{url}/blob",
-                                            str(ipath), "--plan", str(work / "iplan.json"))),
-           timeout=duration + 600)
-        time.sleep(max(0.0, t0 + duration + 0.5 - time.monotonic()))  # the background's throughput spans all of it
-    finally:
-        bg.send_signal(signal.SIGINT)
-        try:
-            _, err = bg.communicate(timeout=30)
+        sh(*topo.exec_args(topo.client, *_py("-m", "cclab.testbed.agents", "interactive",
+                                            f"http://{SERVER_ADDR}:{IPORT}/blob", str(ipath), "--plan",
+                                            str(work / "iplan.json"))), timeout=sc.duration_s + 600)
+        if poll.wait(timeout=sc.duration_s + 60) != 0:
+            raise TestbedError(f"polling the server failed: {poll.communicate()[1].decode()[-500:]}")
+        try:  # the manager finishes the chunks released during the measurement
+            _, err = bg.communicate(timeout=max(120.0, sc.duration_s))
         except subprocess.TimeoutExpired:
             bg.kill()
             _, err = bg.communicate()
-    if not bpath.exists():
-        raise TestbedError(f"the background side failed: {err.decode()[-800:]}")
-    return [json.loads(l) for l in ipath.read_text().splitlines()], json.loads(bpath.read_text())
+    finally:
+        for p in (bg, poll):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    out = json.loads(bpath.read_text()) if bpath.exists() else {"status": None, "error": err.decode()[-800:]}
+    out["poll"] = json.loads(ppath.read_text())
+    shutil.rmtree(dest, ignore_errors=True)
+    return [json.loads(l) for l in ipath.read_text().splitlines()], out
 
 
-def background_stats(bg: dict, duration: float) -> tuple[float, float]:
-    """(throughput bit/s over [0, duration], time-average of active transfers)."""
-    s = np.asarray(bg["samples"], dtype=float)
-    if len(s) == 0:
+def background_stats(poll: list, duration: float) -> tuple[float, float]:
+    """(throughput bit/s over [0, duration], time average of the bodies in progress)
+    from the server's counters sampled at (t, active, bytes)."""
+    s = np.asarray(poll, dtype=float)
+    if len(s) < 2:
         return math.nan, math.nan
-    inside = s[s[:, 0] <= duration]
-    got = np.interp(duration, s[:, 0], s[:, 3])
-    return got * 8 / duration, float(inside[:, 1].mean()) if len(inside) else math.nan
+    got = np.interp(duration, s[:, 0], s[:, 2]) - s[0, 2]
+    dt = np.diff(s[:, 0])
+    return got * 8 / (duration - s[0, 0]), float((s[:-1, 1] * dt).sum() / dt.sum())
 
 
 def summarize(ct: np.ndarray) -> dict:
@@ -131,10 +147,20 @@ def summarize(ct: np.ndarray) -> dict:
 
 
 def predict(sc: TestbedScenario, access: dict | None, delay_s: float) -> dict:
-    """The simulator's numbers for one policy (its own seed and duration)."""
+    """The simulator's numbers for one policy (the scenario's own seed and duration):
+    the same link with the testbed's base delay, the same Poisson interactive class, and
+    the background as the manager makes it: equal chunks released at (k+1)·chunk/demand."""
     from ..api import run
+    from ..validation import validate
+    from .background import release_times
 
-    r = run(sc.simulator_scenario(access, delay_s))
+    chunk, demand, _ = background_load(sc)
+    duration = validate(sc.structure)["duration_s"]
+    times = [t for t in release_times(math.ceil(demand * duration / chunk), chunk, demand) if t < duration]
+    with tempfile.TemporaryDirectory(prefix="cclab-testbed-sim-") as tmp:
+        csv = Path(tmp) / "chunks.csv"
+        csv.write_text("start,size,class\n" + "".join(f"{t!r},{chunk},{sc.background}\n" for t in times))
+        r = run(sc.simulator_scenario(access, delay_s, str(csv)))
     f = r.flows[~r.flows.warmup]
     web = f[f["class"] == sc.interactive]
     out = summarize(r.completion_times(sc.interactive).to_numpy())
@@ -171,30 +197,38 @@ def run(sc: TestbedScenario, out: Path, log=print) -> dict:
         results["base_rtt_s"] = rtt + 2 * delay
         log(f"testbed: {topo.prefix}: tbf {sc.rate_bps / 1e6:g} Mbit/s, pfifo {sc.buffer_packets} packets, "
             f"{sc.congestion}; base RTT {results['base_rtt_s'] * 1e3:.3f} ms (TCP ping-pong)")
-        write_random(files / "blob", BLOB_BYTES, 0)
-        server = start_server(topo, files)
+        blob = work / "blob"
+        blob.mkdir()
+        write_random(blob / "blob", BLOB_BYTES, 0)
+        chunk, demand, nchunks = background_load(sc)
+        per_file = 10  # chunks per background file: a queue of large files
+        bg_urls = []
+        for k in range(math.ceil(nchunks / per_file)):
+            name = f"bg-{k:04d}"
+            write_random(files / name, chunk * min(per_file, nchunks - k * per_file), 1 + k)
+            bg_urls.append(f"http://{SERVER_ADDR}:{PORT}/{name}")
+        results["background_demand_bps"] = demand * 8
+        results["background_chunk_bytes"] = chunk
+        servers = [start_server(topo, files, PORT), start_server(topo, blob, IPORT)]
         try:
             for seed in range(1, sc.seeds + 1):
-                iplan, bplan = plans(sc, seed)
-                for i, (_, size, name) in enumerate(bplan):
-                    write_random(files / name, size, seed * 1_000_003 + i)
+                iplan = interactive_plan(sc, seed)
                 for name, access in sc.policies:
                     t = time.monotonic()
-                    rec, bg = run_policy(topo, work, iplan, bplan, access, sc.duration_s)
+                    rec, bg = run_policy(topo, work, iplan, bg_urls, access, sc)
                     for r in rec:
                         r["seed"] = seed
                     records[name] += rec
-                    bps, active = background_stats(bg, sc.duration_s)
-                    bgrec[name].append({"seed": seed, "bps": bps, "active": active, "files": bg["files"],
-                                        "manager": bg.get("manager")})
+                    bps, active = background_stats(bg["poll"], sc.duration_s)
+                    bgrec[name].append({"seed": seed, "bps": bps, "active": active, "manager": bg})
                     errs = sum(r["error"] is not None for r in rec)
                     log(f"  seed {seed} {name}: {len(rec)} interactive downloads ({errs} failed), background "
-                        f"{bps / 1e6:.2f} Mbit/s, {active:.2f} active, {time.monotonic() - t:.0f} s")
-                for _, _, name in bplan:
-                    (files / name).unlink()
+                        f"{bps / 1e6:.2f} Mbit/s, {active:.2f} active, manager status {bg.get('status')}, "
+                        f"{time.monotonic() - t:.0f} s")
         finally:
-            server.kill()
-            server.wait()
+            for server in servers:
+                server.kill()
+                server.wait()
     for name, access in sc.policies:
         rec = [r for r in records[name] if r["error"] is None]
         ct = np.array([r["completion_time"] for r in rec])
@@ -202,7 +236,7 @@ def run(sc: TestbedScenario, out: Path, log=print) -> dict:
         row["testbed"]["failed"] = sum(r["error"] is not None for r in records[name])
         row["testbed"]["background_bps"] = float(np.nanmean([b["bps"] for b in bgrec[name]]))
         row["testbed"]["background_active"] = float(np.nanmean([b["active"] for b in bgrec[name]]))
-        row["testbed"]["manager"] = bgrec[name][0]["manager"]
+        row["testbed"]["manager_status"] = [b["manager"].get("status") for b in bgrec[name]]
         row["simulator"] = predict(sc, access, results["base_rtt_s"] / 2)
         results["policies"][name] = row
     results["interactive"] = records

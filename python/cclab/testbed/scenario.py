@@ -41,16 +41,23 @@ class TestbedScenario:
     bulk: Arrivals
     policies: list[tuple[str, dict | None]]
 
-    def simulator_scenario(self, access: dict | None, delay_s: float) -> dict:
+    def simulator_scenario(self, access: dict | None, delay_s: float, chunk_list: str | None = None) -> dict:
         """The simulator's scenario for one policy: the background class with ``access``
-        (none: vanilla), the link's delay ``delay_s`` (the testbed's base delay)."""
+        (none: vanilla), the link's delay ``delay_s`` (the testbed's base delay). With
+        ``chunk_list`` (a flow-list CSV: start, size, class) the background class becomes
+        that list of chunks, the manager's releases, instead of Poisson arrivals."""
         s = copy.deepcopy(self.structure)
         s["links"][0]["delay"] = f"{delay_s * 1e9:.0f}ns"
-        for c in s["traffic"]:
-            if c["name"] == self.background:
-                c.pop("access", None)
-                if access is not None:
-                    c["access"] = copy.deepcopy(access)
+        for i, c in enumerate(s["traffic"]):
+            if c["name"] != self.background:
+                continue
+            if chunk_list is not None:
+                c = {k: v for k, v in c.items() if k not in ("type", "load", "load_link", "arrival_rate", "size")}
+                c.update(type="flow_list", file=str(chunk_list))
+            c.pop("access", None)
+            if access is not None:
+                c["access"] = copy.deepcopy(access)
+            s["traffic"][i] = c
         return s
 
 
