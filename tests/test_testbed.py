@@ -262,3 +262,18 @@ def test_bottleneck_rate_buffer_and_base_rtt():
     assert goodput == pytest.approx(10e6 * 1448 / 1514, rel=0.02)
     assert counters["drops"] > 0 and 90 <= max(backlog) <= 100  # Reno found the buffer's end, and it is 100
     assert 0.121 / 2 - 0.01 < rtt < 0.121 + 0.005
+
+
+def test_cli_refuses_a_bad_scenario_before_any_work(tmp_path):
+    p = _variant(tmp_path, "seeds = 1", "seeds = -1")
+    r = subprocess.run([sys.executable, "-m", "cclab.cli", "testbed", "run", str(p), "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.strip() == "cclab: error: testbed.seeds: expected a positive integer, got -1"
+    assert not (tmp_path / "o").exists()
+
+
+def test_run_says_why_it_cannot_build_the_testbed(tmp_path, monkeypatch):
+    monkeypatch.setattr(netns, "_PROBE", (False, "the testbed needs root (ip netns, veth, tc)"))
+    with pytest.raises(netns.TestbedError, match="cannot build the testbed here: the testbed needs root"):
+        runner.run(load(SCENARIO), tmp_path / "o")
+    assert not (tmp_path / "o").exists()
