@@ -7,11 +7,12 @@ The manager cuts the files into chunks of ``chunk`` bytes (each one HTTP range r
 its own connection: the papers' micro-flows) and releases them as a fluid at ``demand``
 bytes/s (the background's offered load C·ρ_b): chunk k is released when demand·t reaches
 the bytes of chunks 0..k (docs/bgtransfer.md). The testbed gives it files whose bytes are
-``demand × duration``, so that releases span the measurement; the simulator's prediction
-is given the same release times (``release_times``).
+``demand × duration``, so that releases span the measurement, and stops it (SIGINT) when
+the measurement ends; the simulator's prediction is given the same release times
+(``release_times``).
 
-Output (JSON in OUT): the manager's outcome: per file its state, the limit trace
-(t, limit, active, waiting) and its averages.
+Output (JSON in OUT, if the manager finished before it was stopped): the manager's
+outcome: per file its state, the limit trace (t, limit, active, waiting), its averages.
 """
 from __future__ import annotations
 

@@ -134,10 +134,6 @@ class Topology:
         """The router's interface toward the client: the tbf sits on its egress."""
         return f"{self.prefix}r1"
 
-    @property
-    def server_url(self) -> str:
-        return f"http://{SERVER_ADDR}"
-
     def up(self) -> "Topology":
         clean_stale()
         _record(self.prefix, self.namespaces)
