@@ -39,6 +39,10 @@ def test_shipped_scenario_has_the_papers_single_link():
     assert load(SCENARIO, duration=12, seeds=3).duration_s == 12 and load(SCENARIO, seeds=3).seeds == 3
 
 
+def test_congestion_control_is_the_testbeds_choice(tmp_path):
+    assert load(_variant(tmp_path, "seeds = 1", 'seeds = 1\ncongestion = "cubic"')).congestion == "cubic"
+
+
 def test_simulator_scenario_takes_the_policy_and_the_measured_delay():
     sc = load(SCENARIO)
     s = sc.simulator_scenario({"policy": "static", "limit": 2}, 50e-6)
@@ -62,6 +66,7 @@ def _variant(tmp_path, old: str, new: str) -> Path:
     ('interactive = "web"', 'interactive = "webb"', "testbed.interactive: no traffic class named 'webb'"),
     ('limit = "100pkts"', 'limit = "150KB"', "links[0].queue: the testbed's tbf has a drop-tail buffer in packets"),
     ('protocol = "reno"', 'protocol = "ledbat"', "testbed.interactive: class 'web' uses 'ledbat'"),
+    ("seeds = 1", 'seeds = 1\ncongestion = "bbr"', "testbed.congestion: expected one of 'reno', 'cubic', got 'bbr'"),
     ('access = { policy = "static", limit = 1 }', 'access = { policy = "static", limt = 1 }',
      "testbed.policies[1]: traffic[1].access.limit: missing"),
     ('name = "vanilla"', 'nme = "vanilla"', "testbed.policies[0].nme: unknown key"),

@@ -231,6 +231,9 @@ def run(sc: TestbedScenario, out: Path, log=print) -> dict:
     if not netem:
         log(f"testbed: this kernel has no netem: no base delay (the scenario's {sc.delay_s * 1e3:g} ms is "
             "not applied); the RTT is the veth's plus queueing, and the simulator gets the measured base RTT")
+    if sc.congestion != "reno":
+        log(f"testbed: the kernel's {sc.congestion} runs on the testbed; the simulator has no {sc.congestion} and "
+            "predicts with the classes' own protocol")
     results: dict = {"scenario": sc.name, "rate_bps": sc.rate_bps, "buffer_packets": sc.buffer_packets,
                      "congestion": sc.congestion, "duration_s": sc.duration_s, "seeds": sc.seeds,
                      "netem": netem, "policies": {}}

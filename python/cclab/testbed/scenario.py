@@ -12,9 +12,13 @@ from pathlib import Path
 
 from ..scenario import ScenarioError, read_toml_file
 
-TESTBED_KEYS = {"duration", "seeds", "interactive", "background", "policies"}
+TESTBED_KEYS = {"duration", "seeds", "interactive", "background", "policies", "congestion"}
 POLICY_KEYS = {"name", "access"}
-CONGESTION = ("reno", "cubic")  # what the kernel offers and the simulator models
+#: The kernel's controllers the testbed may set (`sysctl net.ipv4.tcp_available_congestion_control`
+#: here: reno bbr cubic), and the simulator protocols a class may have: Linux's "reno" is
+#: NewReno-style recovery with SACK, which the simulator's reno/newreno with the linux preset model.
+CONGESTION = ("reno", "cubic")
+SIM_PROTOCOLS = ("reno", "newreno")
 
 
 @dataclass
@@ -98,7 +102,7 @@ def load(path: str | Path, duration: float | None = None, seeds: int | None = No
         raise ScenarioError("links[0].queue: the testbed's tbf has a drop-tail buffer in packets; "
                             f"give {{ type = \"droptail\", limit = \"100pkts\" }}, got {raw['links'][0].get('queue')}")
     classes = {c["name"]: c for c in cfg["classes"]}
-    arrivals, cc = {}, set()
+    arrivals, cc = {}, set()  # cc: the classes' protocols (only checked)
     for role in ("interactive", "background"):
         name = tb[role]
         if name not in classes:
@@ -110,18 +114,19 @@ def load(path: str | Path, duration: float | None = None, seeds: int | None = No
         if c["src"] != link["from"] or c["dst"] != link["to"]:
             raise ScenarioError(f"testbed.{role}: class {name!r} must cross the link from server to client")
         proto = c["transport"].get("cc", {}).get("protocol")
-        if proto not in CONGESTION:
-            raise ScenarioError(f"testbed.{role}: class {name!r} uses {proto!r}; the testbed's Linux TCP offers "
-                                f"{' and '.join(CONGESTION)}")
+        if proto not in SIM_PROTOCOLS:
+            raise ScenarioError(f"testbed.{role}: class {name!r} uses {proto!r}; the testbed runs Linux's TCP, "
+                                f"so the class must be {' or '.join(SIM_PROTOCOLS)} (the kernel's controller "
+                                "is testbed.congestion)")
         cc.add(proto)
         if "access" in next(t for t in raw["traffic"] if t["name"] == name):
             raise ScenarioError(f"traffic: class {name!r}: put access tables in [[testbed.policies]], not on the class")
         size = a["size"]
         arrivals[role] = Arrivals(a["rate_per_s"], size["dist"], size["mean_bytes"],
                                   size.get("shape", math.nan))
-    if len(cc) != 1:
-        raise ScenarioError("traffic: both classes must use the same protocol (the server namespace's default "
-                            f"congestion control), got {sorted(cc)}")
+    congestion = tb.get("congestion", "reno")
+    if congestion not in CONGESTION:
+        raise ScenarioError(f"testbed.congestion: expected one of {', '.join(map(repr, CONGESTION))}, got {congestion!r}")
     if len(classes) != 2:
         raise ScenarioError(f"traffic: the testbed runs the two classes named in [testbed], got {len(classes)}")
     policies = []
@@ -150,6 +155,6 @@ def load(path: str | Path, duration: float | None = None, seeds: int | None = No
         raise ScenarioError(f"testbed.duration: expected a positive duration, got {dur}")
     return TestbedScenario(
         name=cfg["name"], structure=raw, rate_bps=float(link["rate_bps"]), buffer_packets=int(q["limit_packets"]),
-        delay_s=link["delay_ns"] / 1e9, congestion=cc.pop(), duration_s=dur, seeds=n,
+        delay_s=link["delay_ns"] / 1e9, congestion=congestion, duration_s=dur, seeds=n,
         interactive=tb["interactive"], background=tb["background"], web=arrivals["interactive"],
         bulk=arrivals["background"], policies=policies)
