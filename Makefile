@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.cclab-installed
 SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: install demo test test-rust test-python fuzz bench bench-sweeps crash-test validate validate-smooth clean
+.PHONY: install demo test test-rust test-python fuzz bench bench-sweeps crash-test validate validate-smooth testbed clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -48,6 +48,12 @@ bench-sweeps: $(STAMP)
 # checked (docs/sweeps.md; 13 minutes on the shared 2-core machine). `make test` runs a few kills.
 crash-test: $(STAMP)
 	$(PY) -c 'import sys; from cclab.sweeps.crashtest import main; sys.exit(main())' --kills 200
+
+# The Linux testbed (root, network namespaces, tbf; docs/testbed.md): vanilla, access
+# control and FAIRBAT measured on a 10 Mbit/s tbf bottleneck with cclab bg fetch as the
+# background, beside the simulator's prediction (3 x 400 s plus draining: about 25 minutes).
+testbed: $(STAMP)
+	$(VENV)/bin/cclab testbed run scenarios/testbed/single-link.toml --out results/testbed/single-link $(TESTBED_ARGS)
 
 # Cross-check against ns-3 (not part of `make test`; see docs/validation.md for the time it
 # takes): cclab with SACK, PRR and timestamps against ns-3's defaults (the headline), mixed

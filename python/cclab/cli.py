@@ -302,6 +302,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_inspect(sub)
     register_bg(sub)
+
+    from .testbed.cli import register as register_testbed
+
+    register_testbed(sub)
     return p
 
 
