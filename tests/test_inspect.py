@@ -267,6 +267,10 @@ def test_every_ready_scenario_is_listed_with_a_description_and_validates(tmp_pat
         assert 20 <= len(e.description) <= 110, e.path
         if e.kind == "run":
             cclab.validate(e.path)
+        elif e.kind == "testbed":
+            from cclab.testbed.scenario import load as load_testbed
+
+            load_testbed(e.path)  # its [testbed] table and, through cclab.validate, the rest
         else:
             assert Sweep.from_file(e.path).expand(engine_version())
     # from another folder, as an installed command: found through the package's checkout
@@ -274,7 +278,7 @@ def test_every_ready_scenario_is_listed_with_a_description_and_validates(tmp_pat
     assert main(["scenarios"]) == 0
     out = capsys.readouterr().out
     for e in rows:
-        assert f"$ cclab {e.kind} {e.path.resolve()}" in out and e.description in out
+        assert f"$ {e.command(e.path.resolve())}" in out and e.description in out
     # CCLAB_SCENARIOS overrides; a missing folder is a clear error
     (tmp_path / "mine" / "paper").mkdir(parents=True)
     (tmp_path / "mine" / "paper" / "one.toml").write_text("# My one-liner\nduration = \"1s\"\n")

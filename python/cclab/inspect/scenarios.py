@@ -13,7 +13,8 @@ the top of site-packages); with such an install set ``CCLAB_SCENARIOS``.
 
 Each file's one-line description is the first line of its leading comment block;
 a file that is a sweep (it has a ``scenario`` key naming the scenario it varies)
-is listed with ``cclab sweep``, every other one with ``cclab run``.
+is listed with ``cclab sweep``, a testbed scenario (a ``[testbed]`` table beside an
+ordinary scenario) with ``cclab testbed run``, every other one with ``cclab run``.
 """
 from __future__ import annotations
 
@@ -31,10 +32,10 @@ class Entry:
     name: str          # the file's stem
     path: Path
     description: str
-    kind: str          # "run" or "sweep"
+    kind: str          # "run", "sweep" or "testbed"
 
     def command(self, shown: Path | str) -> str:
-        return f"cclab {self.kind} {shown}"
+        return f"cclab {'testbed run' if self.kind == 'testbed' else self.kind} {shown}"
 
 
 def scenarios_dir() -> Path:
@@ -65,7 +66,8 @@ def description(path: Path) -> str:
     return ""
 
 
-def _is_sweep(path: Path) -> bool:
+def _kind(path: Path) -> str:
+    """"sweep", "testbed" or "run": what the file is, from its top-level keys."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover
@@ -73,8 +75,10 @@ def _is_sweep(path: Path) -> bool:
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return False
-    return isinstance(doc.get("scenario"), str)
+        return "run"
+    if isinstance(doc.get("scenario"), str):
+        return "sweep"
+    return "testbed" if isinstance(doc.get("testbed"), dict) else "run"
 
 
 def entries(root: Path | None = None) -> list[Entry]:
@@ -83,7 +87,7 @@ def entries(root: Path | None = None) -> list[Entry]:
     out = []
     for p in sorted(root.glob("*/*.toml")):
         out.append(Entry(paper=p.parent.name, name=p.stem, path=p, description=description(p),
-                         kind="sweep" if _is_sweep(p) else "run"))
+                         kind=_kind(p)))
     return out
 
 
