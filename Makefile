@@ -24,8 +24,13 @@ test: $(STAMP) test-rust test-python
 test-rust:
 	cargo test --profile test-opt --workspace --exclude cclab-py
 
+# Two workers, each taking whole test files (module fixtures are built once): on the
+# 2-core CI machine the suite takes 110 s instead of 180 s, most of the gain from tests
+# that wait on the network (the transfer manager, the testbed). PYTEST_WORKERS=0 runs
+# everything in one process.
+PYTEST_WORKERS ?= 2
 test-python: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(if $(filter-out 0,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadfile)
 
 # Property-based campaign (hypothesis, tests/test_properties.py): random valid scenarios
 # conserve packets and are deterministic, random invalid ones are refused naming a key
