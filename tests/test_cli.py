@@ -192,12 +192,12 @@ def test_a_failure_while_writing_leaves_the_old_result(tmp_path, capsys, monkeyp
     out = tmp_path / "res"
     assert cli.main(["run", str(f), "--quiet", "--out", str(out)]) == 0
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.name != "perf.json"}
-    from cclab import report
+    from cclab.inspect import plots
 
     def boom(*a, **k):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(report, "plot_completion_times", boom)
+    monkeypatch.setattr(plots, "plot_completion_or_throughput", boom)
     assert cli.main(["run", str(f), "--quiet", "--seed", "9", "--out", str(out)]) == 1
     assert "disk on fire" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != "perf.json"} == before

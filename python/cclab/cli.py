@@ -60,7 +60,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if not warned:
             warn(result.warnings)
         if dest is not None:
-            from .report import plot_completion_times
+            from .inspect.plots import plot_completion_or_throughput
 
             t0 = time.monotonic()
             rows = len(result.flows) + len(result.series) + len(result.arrivals)
@@ -68,7 +68,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 print(f"cclab: writing {rows:,} rows into {dest.path} ...", file=sys.stderr)
             with dest.writing() as tmp:
                 result.write_files(tmp, command=["cclab", *args.argv])
-                plot_completion_times(result, tmp / "completion-vs-size.png")
+                plot_completion_or_throughput(result, tmp / "completion-vs-size.png")
             if not args.quiet and time.monotonic() - t0 > 2:
                 print(f"cclab: wrote {dest.path} in {time.monotonic() - t0:.1f} s", file=sys.stderr)
     finally:

@@ -1,8 +1,6 @@
-"""Human-facing output of a run: the summary table printed by `cclab run` and the
-plot of completion time against flow size."""
+"""Human-facing output of a run: the summary tables `cclab run` and `cclab show` print
+(its figures are in cclab.inspect.plots)."""
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -111,12 +109,3 @@ def print_summary(result) -> None:
         return
     print(f"engine: {s['events']:,} events in {s['wall_time_s']:.3f} s wall "
           f"({s['events_per_s'] / 1e6:.2f} M events/s, {s['wall_s_per_sim_s'] * 1e3:.3f} ms wall per simulated s)")
-
-
-def plot_completion_times(result, path: str | Path) -> Path:
-    """Completion time against flow size (log-log) with per-size-bin medians; for a
-    run in which no flow with a size finished (long-lived flows only), throughput
-    per class over time instead, titled so (never an empty figure)."""
-    from .inspect.plots import plot_completion_or_throughput
-
-    return plot_completion_or_throughput(result, path)
