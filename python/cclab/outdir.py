@@ -34,22 +34,23 @@ class OutError(ValueError):
     """The destination folder cannot be used; the message names it."""
 
 
-#: A folder holding this file is an earlier result and may be replaced.
+#: A folder holding this file is an earlier result and may be replaced (a run's; other
+#: results name their own, e.g. the testbed's results.json).
 MARKER = "summary.json"
 
 
 class Destination:
     """A checked, locked result folder; ``writing()`` yields the temporary folder to fill."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, marker: str = MARKER):
         self.path = Path(path).absolute()
         self.where = where = f"--out {path}"
         self._lock_fd: int | None = None
         p = self.path
         if p.exists() and not p.is_dir():
             raise OutError(f"{where}: exists and is not a folder")
-        if p.is_dir() and any(p.iterdir()) and not (p / MARKER).exists():
-            raise OutError(f"{where}: a folder that is neither empty nor a cclab result (no {MARKER}); "
+        if p.is_dir() and any(p.iterdir()) and not (p / marker).exists():
+            raise OutError(f"{where}: a folder that is neither empty nor a cclab result (no {marker}); "
                            "cclab replaces the whole folder, so give a new or empty one")
         try:
             p.parent.mkdir(parents=True, exist_ok=True)

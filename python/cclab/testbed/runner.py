@@ -3,6 +3,7 @@ testbed (same interactive arrivals for every policy: common random numbers) and 
 beside it the packet-level simulator's prediction of the same scenario."""
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..outdir import Destination
 from ..stats import mean_ci
 from . import netns
 from .agents import arrivals
@@ -222,10 +224,24 @@ def predict(sc: TestbedScenario, access: dict | None, delay_s: float) -> dict:
     return {**horizon, "steady": steady}
 
 
+#: The file that marks a folder as an earlier testbed result, which a new run may replace.
+RESULTS_FILE = "results.json"
+
+
 def run(sc: TestbedScenario, out: Path, log=print) -> dict:
+    """Measure every policy and write the results into ``out``, which is checked and
+    locked before any work (cclab.outdir) and replaced whole at the end."""
     ok, why = netns.probe()
     if not ok:
         raise TestbedError(f"cannot build the testbed here: {why}")
+    with Destination(out, marker=RESULTS_FILE) as dest:
+        results = measure(sc, log)
+        write(results, dest)
+    return results
+
+
+def measure(sc: TestbedScenario, log=print) -> dict:
+    """Every policy on the testbed, each beside the simulator's prediction."""
     netem = netns.netem_available()
     delay = sc.delay_s if netem else 0.0
     if not netem:
@@ -293,7 +309,6 @@ def run(sc: TestbedScenario, out: Path, log=print) -> dict:
         results["policies"][name] = row
     results["interactive"] = records
     results["background"] = bgrec
-    write(results, out)
     return results
 
 
@@ -313,11 +328,9 @@ def table(results: dict) -> str:
 
 
 def plot(results: dict, path: Path) -> Path:
-    import matplotlib
+    from ..plotting import pyplot, savefig
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     names = list(results["policies"])
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), sharey=True, squeeze=False)
     bins = np.logspace(3, 7.5, 12)
@@ -342,30 +355,16 @@ def plot(results: dict, path: Path) -> Path:
     fig.suptitle(f"{results['scenario']}: {results['rate_bps'] / 1e6:g} Mbit/s, {results['buffer_packets']} packets, "
                  f"base RTT {results['base_rtt_s'] * 1e3:.2f} ms", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return savefig(fig, path, dpi=110)
 
 
-def write(results: dict, out: Path) -> None:
-    """Everything into a temporary sibling folder, then one rename into place (an
-    existing ``out`` is replaced only once the new one is complete)."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+def write(results: dict, out: "Path | Destination") -> None:
+    """Everything into a temporary sibling folder that then replaces ``out`` whole, under
+    a lock (cclab.outdir: an existing ``out`` is replaced only once the new one is complete);
+    ``out`` may be a Destination already held."""
+    held = out if isinstance(out, Destination) else None
+    with (contextlib.nullcontext(held) if held else Destination(out, marker=RESULTS_FILE)) as dest, \
+            dest.writing() as tmp:
         (tmp / "results.json").write_text(json.dumps(results, indent=1, default=float) + "\n")
         (tmp / "table.txt").write_text(table(results) + "\n")
         plot(results, tmp / "completion-vs-size.png")
-        os.chmod(tmp, 0o755)
-        if out.exists():
-            old = out.with_name(f".{out.name}.old")
-            shutil.rmtree(old, ignore_errors=True)
-            out.rename(old)
-            tmp.rename(out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
