@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 
-def _metadata_line(run, *keys):
-    for k in keys:
-        v = run.metadata.get(k)
-        if v not in (None, "", []):
-            return " ".join(map(str, v)) if isinstance(v, list) else str(v)
-    return None
+def _metadata_line(run, key: str) -> str | None:
+    """run.json's ``key`` as one line (a command line's words joined), None when absent."""
+    v = run.metadata.get(key)
+    if v in (None, "", []):
+        return None
+    return " ".join(map(str, v)) if isinstance(v, list) else str(v)
 
 
 def run_info(run) -> dict:

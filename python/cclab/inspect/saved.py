@@ -35,11 +35,7 @@ class SavedRun(Result):
     metadata: dict = field(default_factory=dict)
 
     def config_digest(self) -> str | None:
-        """SHA-256 of the canonical configuration (as recorded, else computed from
-        config.json); None if the folder has neither."""
-        for key in ("config_digest", "config_sha256"):
-            if isinstance(self.metadata.get(key), str):
-                return self.metadata[key]
+        """SHA-256 of the canonical configuration in config.json; None without it."""
         p = self.path / "config.json"
         if p.is_file():
             return hashlib.sha256(p.read_bytes().rstrip(b"\n")).hexdigest()
