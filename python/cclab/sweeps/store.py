@@ -50,8 +50,9 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 #: The layout version of a store; a store written by another layout is refused. Layout 2
-#: added the ``tables`` column (what each run keeps); a layout-1 store is upgraded in place
-#: when opened for writing (its runs kept every engine table: ``tables`` NULL).
+#: added the ``tables`` column (what each run keeps) and the ``memos`` table (computed
+#: tables other than runs: :meth:`Store.memo`); a layout-1 store is upgraded in place when
+#: opened for writing (its runs kept every engine table: ``tables`` NULL).
 STORE_FORMAT = 2
 #: Default store location, overridden by the CCLAB_STORE environment variable.
 DEFAULT_STORE = "results/store"
@@ -92,6 +93,12 @@ CREATE TABLE IF NOT EXISTS sweep_runs (
     PRIMARY KEY (sweep, idx)
 );
 CREATE INDEX IF NOT EXISTS sweep_runs_key ON sweep_runs(key);
+CREATE TABLE IF NOT EXISTS memos (
+    key TEXT PRIMARY KEY,            -- SHA-256 of what determines the value (memo_key)
+    engine TEXT NOT NULL,
+    created REAL NOT NULL,
+    data BLOB NOT NULL               -- a computed table (Parquet): e.g. a flow-level model's replications
+);
 """
 
 
@@ -111,6 +118,15 @@ def run_key(config: str, seed: int, engine: str) -> str:
     h = hashlib.sha256()
     h.update(f"cclab-run/1\nengine {engine}\nseed {int(seed)}\n".encode())
     h.update(config.encode())
+    return h.hexdigest()
+
+
+def memo_key(kind: str, description: str, engine: str | None = None) -> str:
+    """The key of a memo: SHA-256 of its kind, the results version and a description of
+    everything that determines it (canonical text: sorted JSON)."""
+    h = hashlib.sha256()
+    h.update(f"cclab-memo/1\n{kind}\nengine {engine or engine_version()}\n".encode())
+    h.update(description.encode())
     return h.hexdigest()
 
 
@@ -268,7 +284,7 @@ class Store:
                 db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {STORE_FORMAT}; COMMIT;")
                 version = STORE_FORMAT
             elif version == 1:  # layout 1 -> 2: the tables column (NULL: every engine table)
-                db.executescript(f"BEGIN IMMEDIATE; ALTER TABLE runs ADD COLUMN tables TEXT; "
+                db.executescript(f"BEGIN IMMEDIATE; ALTER TABLE runs ADD COLUMN tables TEXT; {_SCHEMA} "
                                  f"PRAGMA user_version = {STORE_FORMAT}; COMMIT;")
                 version = STORE_FORMAT
         else:
@@ -504,6 +520,21 @@ class Store:
                 out[k] = (st, kind)
         return out
 
+    def memo(self, key: str, compute) -> bytes:
+        """The bytes stored under ``key`` (:func:`memo_key`), computing and storing them with
+        ``compute()`` the first time: what an entry computes in its own process (a
+        flow-level model) kept like a run, so that running the entry again computes nothing."""
+        if self.readonly:
+            raise StoreError(f"{self.root}: opened read-only")
+        row = self.db.execute("SELECT data FROM memos WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            return bytes(row[0])
+        data = bytes(compute())
+        with self._write_lock():
+            self.db.execute("INSERT OR REPLACE INTO memos (key, engine, created, data) VALUES (?,?,?,?)",
+                            (key, engine_version(), time.time(), data))
+        return data
+
     def kept(self, keys: Iterable[str]) -> dict[str, tuple]:
         """{key: the tables it keeps} for the keys of stored (ok) runs."""
         keys = list(keys)
@@ -643,7 +674,8 @@ class Store:
         definitions of the sweeps named in ``forget``, runs no recorded sweep
         refers to (``unreferenced``), runs older than ``older_than_days``.
         """
-        removed: dict[str, Any] = {"tmp": 0, "orphans": 0, "lost_rows": 0, "runs": 0, "sweeps": 0, "bytes": 0}
+        removed: dict[str, Any] = {"tmp": 0, "orphans": 0, "lost_rows": 0, "runs": 0, "sweeps": 0, "bytes": 0,
+                                   "memos": 0}
         with self.exclusive():
             for p in (self.root / "tmp").iterdir():
                 removed["tmp"] += 1
@@ -668,6 +700,10 @@ class Store:
             if stale:
                 eng = engine_version()
                 doomed |= {r[0] for r in self.db.execute("SELECT key FROM runs WHERE engine != ?", (eng,))}
+                removed["memos"] = self.db.execute("SELECT COUNT(*) FROM memos WHERE engine != ?",
+                                                   (eng,)).fetchone()[0]
+                if not dry_run:
+                    self.db.execute("DELETE FROM memos WHERE engine != ?", (eng,))
             if older_than_days is not None:
                 cutoff = time.time() - older_than_days * 86400
                 doomed |= {r[0] for r in self.db.execute("SELECT key FROM runs WHERE created < ?", (cutoff,))}
