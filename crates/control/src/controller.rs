@@ -200,6 +200,7 @@ impl<T> AccessController<T> {
     pub fn arrive(&mut self, now: f64, chunk: T, bytes: f64) {
         self.advance(now);
         self.window.arrived_bytes += bytes;
+        self.window.arrivals += 1;
         self.waiting.push_back(chunk);
         self.refresh();
     }
@@ -244,10 +245,13 @@ impl<T> AccessController<T> {
             let n = self.waiting.len();
             let next = match &mut self.rule {
                 Rule::Static => break,
-                Rule::RateTracking(r) => r.update(self.limit, &w, delivered),
+                Rule::RateTracking(r) => r.update(self.limit, &w, delivered, n),
                 Rule::Fairbat(f) => f.update(self.limit, &w, n),
             };
-            self.limit = next.clamp(self.m_min, self.m_max);
+            // Anti-windup: a limit above the chunks the sender holds does not bind, and
+            // raising it further only stores up a change it would have to undo.
+            let held = self.active as f64 + n as f64 + 1.0;
+            self.limit = next.min(held.max(self.limit)).clamp(self.m_min, self.m_max);
             self.updates += 1;
         }
         self.refresh();

@@ -1,6 +1,6 @@
 //! What a controller measures over one update period.
 
-/// Integrals since the last update.
+/// Integrals and counts since the last update.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Window {
     /// Seconds covered.
@@ -11,6 +11,8 @@ pub struct Window {
     pub active_area: f64,
     /// Bytes of the chunks that arrived.
     pub arrived_bytes: f64,
+    /// Chunks that arrived.
+    pub arrivals: u64,
 }
 
 impl Window {

@@ -28,8 +28,13 @@ pub use config::Config;
 /// adds keys needs no bump (new keys change the canonical configuration itself).
 /// `tests/reference_digest.rs` pins one scenario's output; this covers the rest.
 /// History: 2, the flows table's `start` column (access control); 3, the warm-up
-/// excluded from the series and the flow counts.
-pub const RESULTS_VERSION: u32 = 3;
+/// excluded from the series and the flow counts; 4, the adaptive access controllers of
+/// `cclab-control` (issue 25: FAIRBAT's gain relative to the arrivals and halved at
+/// each crossing of τ, rate tracking's queue target and faster memory of the rate per
+/// chunk, the running-mean start of the load, the limit never raised above the chunks
+/// held): every run with `access = { policy = "fairbat" }` or `"rate_tracking"` changes,
+/// and so does the flow-level model's (whose memos in the result store carry this version).
+pub const RESULTS_VERSION: u32 = 4;
 pub use metrics::{RunResult, Scalar};
 pub use settings::ScenarioError;
 pub use sim::{PacketCounters, Simulation};

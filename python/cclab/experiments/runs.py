@@ -30,11 +30,14 @@ from .paired import GROUP
 class Point:
     """One point of an entry's grid: ``labels`` (the columns of its rows), the scenario
     it runs (without a seed) and its replication group (points of one group take the
-    same seeds, so that they pair run by run)."""
+    same seeds, so that they pair run by run). ``per_seed``: for a point whose scenario
+    depends on the seed (start times drawn per replication outside the engine), the
+    scenario of each seed; ``scenario`` is then that of the first."""
 
     labels: Mapping[str, Any]
     scenario: Mapping[str, Any]
     group: tuple = ()
+    per_seed: Callable[[int], Mapping[str, Any]] | None = field(default=None, compare=False)
 
 
 Measure = Callable[[Any, Point], "Mapping | Sequence[Mapping]"]
@@ -84,14 +87,18 @@ def run_points(ctx, name: str, points: Sequence[Point], seeds: Mapping[tuple, Se
     as ``measure`` returns — with the point's labels, ``seed`` and ``group``."""
     by_seeds: dict[tuple, list[Point]] = {}
     for p in points:
-        by_seeds.setdefault(tuple(seeds[p.group]), []).append(p)
+        if p.per_seed is None:
+            by_seeds.setdefault(tuple(seeds[p.group]), []).append(p)
+        else:  # one sweep per seed: its scenario is the seed's own
+            for s in seeds[p.group]:
+                by_seeds.setdefault((s,), []).append(Point(p.labels, p.per_seed(s), p.group))
     rows: list[dict] = []
     for i, (seed_list, pts) in enumerate(by_seeds.items()):
         if not seed_list:
             continue
         base = copy.deepcopy(dict(pts[0].scenario))
         pset = [{"name": str(p.scenario.get("name", "scenario")), **overrides(base, p.scenario)} for p in pts]
-        label = name if len(by_seeds) == 1 else f"{name}-s{len(seed_list)}"
+        label = name if len(by_seeds) == 1 else f"{name}-seeds{seed_list[0]}-{seed_list[-1]}"
         res = ctx.sweep(base, points=pset, seeds=list(seed_list), part=label, keep=keep)
         failed = [r for r in res.runs_table().itertuples() if r.status != "ok"]
         if failed:

@@ -173,8 +173,11 @@ class Measure:
       finished, how many had not;
     * ``mean_active``, ``mean_waiting``: time-average chunks of all background classes
       active and waiting over [warm-up, end] (:func:`~cclab.experiments.paired.busy_average`);
-    * ``carried``: the background's throughput over its offered load (loads × link rate),
-      ``mean_limit``, ``sd_limit``: the access limit's time average and deviation (NaN
+    * ``carried``: the bytes the background classes delivered over [warm-up, end] over
+      the bytes of their chunks that arrived then: below 1, work was deferred past the
+      run (chunks held back, the queue grew); ``offered``: their throughput over the
+      nominal offered load (loads × link rate), which also moves with the arrivals drawn;
+    * ``mean_limit``, ``sd_limit``: the access limit's time average and deviation (NaN
       without access control), averaged over the background classes;
     * with ``bins``, ``bin_sum`` and ``bin_count`` per 50 kB size bin ([BG] Fig. 6).
     """
@@ -185,14 +188,17 @@ class Measure:
     def __call__(self, result, point: Point) -> list[dict]:
         net, summ, flows = self.net, result.summary, result.flows
         warm, end = float(summ["warmup_s"]), float(summ["simulated_s"])
-        offered = sum(_load(point.scenario, n) for n in net.background)
-        carried = sum(float(summ[f"{n}.throughput_bps"]) for n in net.background) / (offered * LINK_BPS)
+        thr = sum(float(summ[f"{n}.throughput_bps"]) for n in net.background)
+        offered = thr / (sum(_load(point.scenario, n) for n in net.background) * LINK_BPS)
+        bg = flows[flows["class"].isin(net.background)]
+        arrived = float(bg.loc[bg["arrival"] >= warm, "size"].sum())
+        carried = thr * (end - warm) / 8 / arrived if arrived > 0 else math.nan
         limits = [float(summ.get(f"{n}.access_mean_limit", math.nan)) for n in net.background]
         sds = [float(summ.get(f"{n}.access_sd_limit", math.nan)) for n in net.background]
-        bg = flows[flows["class"].isin(net.background)]
         common = {"mean_active": busy_average(bg["start"], bg["finish"], warm, end),
                   "mean_waiting": busy_average(bg["arrival"], bg["start"], warm, end),
-                  "carried": carried, "mean_limit": float(np.mean(limits)), "sd_limit": float(np.mean(sds))}
+                  "carried": carried, "offered": offered, "mean_limit": float(np.mean(limits)),
+                  "sd_limit": float(np.mean(sds))}
         measured = flows[(flows["arrival"] >= warm) & (flows["arrival"] < end - min(DRAIN, (end - warm) / 4))]
         rows = []
         for name in (*net.web, "all"):

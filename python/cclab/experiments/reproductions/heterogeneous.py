@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 
 from ..catalogue import Context, Outcome, reproduction
+from ..claims import AllOf, Estimate, Greater, Near, Within, mark_figure, outcome
+from ..sizes import Size, Sizes
 from ...plotting import legend, log_axis, pyplot, series
 from ...theory.heterogeneous import (AlphaFair, Linear, Network, dual_dynamics, efficiency, equilibria, num_optimum,
                                      random_network, slow_map_jacobian, two_timescale, two_timescale_batch)
@@ -51,13 +53,13 @@ def experiment1_network() -> Network:
 
 # ---------------------------------------------------------------------------------------------
 @reproduction("hetero-exp1-equilibria", paper=PAPER, figure="Fig. 11", title="Three equilibria of the "
-              "three-link network of Experiment 1", quick_size="32 random starts",
-              full_size="400 random starts")
+              "three-link network of Experiment 1",
+              sizes=Sizes(Size(extra={"random starts": 32}), Size(extra={"random starts": 400})))
 def exp1_equilibria(ctx: Context) -> Outcome:
     """Find every equilibrium of the Experiment 1 network without adaptation (mu = 1)."""
     plt = pyplot()
     net = experiment1_network()
-    eqs = equilibria(net, n_starts=32 if ctx.quick else 400, seed=ctx.seed)
+    eqs = equilibria(net, n_starts=int(ctx.size.extra["random starts"]), seed=ctx.seed)
     opt = num_optimum(net)
     rows = []
     for k, e in enumerate(eqs):
@@ -92,7 +94,8 @@ def exp1_equilibria(ctx: Context) -> Outcome:
     ax.set_title("Experiment 1 without adaptation: dual dynamics (eq. 4) on p1 = p3")
     ax.legend(fontsize=7, loc="upper right")
     n_stable = sum(1 for e in eqs if e.stable)
-    agrees = len(eqs) == 3 and n_stable == 2
+    claims = [Near("the network has three equilibria (Sec. VI-B, Fig. 11)", Estimate.const(len(eqs)), 3, 0),
+              Near("... two stable, one unstable", Estimate.const(n_stable), 2, 0)]
     verdict = (f"{len(eqs)} equilibria ({n_stable} stable, {len(eqs) - n_stable} unstable), as the paper's "
                f"three; NUM optimum p1* = {opt.p[0]:.3f} (paper 0.222) with our chosen utilities")
     tab = df[["kind", "p1", "p2", "p3", "stable", "max_eig_real", "residual"]].to_markdown(index=False) \
@@ -114,8 +117,10 @@ because the utilities differ; constants fitted to reproduce the printed points e
 second one unstable and Algorithm 2 divergent (see docs/heterogeneous.md), so we kept a choice on
 which the paper's qualitative claims (three equilibria, convergence of Algorithm 2) hold.
 """
-    return Outcome(data=df, figure=fig, verdict=verdict, details=details, agrees=agrees,
-                   tolerance="counts, no margin: three distinct roots of eq. 4 (residual at the solver's tolerance) and their stability from the sign of the Jacobian's largest real eigenvalue")
+    mark_figure(fig, claims, "Experiment 1 without adaptation: dual dynamics (eq. 4) on p1 = p3")
+    return outcome(df, fig, claims, intro=details, what=verdict,
+                   tolerance="counts, no margin: three distinct roots of eq. 4 (residual at the solver's tolerance) "
+                             "and their stability from the sign of the Jacobian's largest real eigenvalue")
 
 
 def _has_tabulate() -> bool:
@@ -134,15 +139,15 @@ TRANSIENT = 400.0
 
 
 @reproduction("hetero-exp1-two-timescale", paper=PAPER, figure="Figs. 12-13",
-              title="Algorithm 2 on Experiment 1 reaches the unique NUM optimum", quick_size="60 rounds, dt 0.05",
-              full_size="100 rounds, dt 0.02")
+              title="Algorithm 2 on Experiment 1 reaches the unique NUM optimum",
+              sizes=Sizes(Size(extra={"rounds": 60, "dt": 0.05}), Size(extra={"rounds": 100, "dt": 0.02})))
 def exp1_two_timescale(ctx: Context) -> Outcome:
     """Algorithm 2 from the paper's two starting points with several step sizes kappa."""
     plt = pyplot()
     net = experiment1_network()
     opt = num_optimum(net)
-    steps = 60 if ctx.quick else 100
-    dt = 0.05 if ctx.quick else 0.02
+    steps = int(ctx.size.extra["rounds"])
+    dt = float(ctx.size.extra["dt"])
     kappas = (1.0, 0.5, 0.2)
     cases = {"Case 1 (Fig. 12)": np.array([0.3, 0.3, 0.3]), "Case 2 (Fig. 13)": np.array([0.1, 0.3, 0.1])}
     fig, grid = plt.subplots(2, 3, figsize=(16, 8.2))
@@ -211,7 +216,8 @@ def exp1_two_timescale(ctx: Context) -> Outcome:
     fig.tight_layout()
     df = pd.DataFrame(rows)
     worst = float(np.max(final_err))
-    agrees = worst < EXP1_TOL
+    claims = [Within(f"every run (2 starts × κ in {kappas}) converges to the NUM optimum p1* (Figs. 12-13): final "
+                     f"|p − p*| below {EXP1_TOL:g}", Estimate.const(worst, "{:.1e}"), hi=EXP1_TOL)]
     first = df[df.t == 20.0][["case", "kappa", "p1", "p2"]].drop_duplicates("case")
     verdict = (f"all {len(final_err)} runs (2 starts x kappa in {kappas}) converge to the NUM optimum "
                f"p1* = {opt.p[0]:.4f} (paper 0.222); worst final |p - p*| = {worst:.1e} (tolerance {EXP1_TOL:g}: the paper "
@@ -240,7 +246,8 @@ iteration, and both end at p1* = 0.222 (Figs. 12-13, text). We reproduce the beh
 first-round equilibria, one common limit for every kappa); the values differ because the utility
 constants (not printed in the paper) differ.
 """
-    return Outcome(data=df, figure=fig, verdict=verdict, details=details, agrees=agrees)
+    return outcome(df, fig, claims, intro=details, what=verdict,
+                   tolerance=f"{EXP1_TOL:g}: the paper prints prices to three decimals")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -258,11 +265,12 @@ def _first_time_within(err: np.ndarray, t: np.ndarray, tol: float) -> np.ndarray
 
 @reproduction("hetero-exp2-async", paper=PAPER, figure="Fig. 14",
               title="Algorithm 2 with asynchronous updates on random 5-link, 15-flow networks",
-              quick_size="100 trials x 3 update probabilities", full_size="1000 trials x 3 update probabilities")
+              sizes=Sizes(Size(axes={"update probability": EXP2_PROBS}, extra={"trials": 100}),
+                          Size(axes={"update probability": EXP2_PROBS}, extra={"trials": 1000})))
 def exp2_async(ctx: Context) -> Outcome:
     """Experiment 2: random networks, asynchronous mu updates every 5 time units."""
     plt = pyplot()
-    n = 100 if ctx.quick else 1000
+    n = int(ctx.size.extra["trials"])
     rounds, T, kappa, dt = 600, 5.0, 0.5, 0.1
     rng = np.random.default_rng(ctx.seed)
     nets = [random_network(rng) for _ in range(n)]
@@ -319,7 +327,8 @@ def exp2_async(ctx: Context) -> Outcome:
                                             worst_final_error=("final_error", "max"))
     summary = summary.sort_index(ascending=False)
     conv_all = int(df.converged.sum())
-    agrees = conv_all == len(df)
+    claims = [Within("all trials converge to the right target point (Sec. VI-B)", Estimate.const(conv_all / len(df)),
+                     lo=1.0, ours=f"{conv_all} of {len(df)}")]
     parts = ", ".join(f"p={pr}: {int(summary.loc[pr, 'converged'])}/{n} (median {summary.loc[pr, 'median_time']:.0f})"
                       for pr in summary.index)
     verdict = (f"{conv_all}/{len(df)} runs reach the NUM optimum within {EXP2_TOL:g} by t = {rounds * T:.0f} "
@@ -341,18 +350,20 @@ Times are the first update time after which the error stays below the tolerance.
 Paper: "All of the 1000 trials converge to the right target point"; Fig. 14 shows that
 asynchronism lengthens convergence. The paper gives no tolerance or times to compare with.
 """
-    return Outcome(data=df, figure=fig, verdict=verdict, details=details, agrees=agrees,
-                   tolerance=f"within {EXP2_TOL:g} of the NUM optimum in every price (the paper prints prices to three decimals)")
+    mark_figure(fig, claims, "Experiment 2: asynchronous Algorithm 2 on random networks")
+    return outcome(df, fig, claims, intro=details, what=verdict,
+                   tolerance=f"within {EXP2_TOL:g} of the NUM optimum in every price (the paper prints prices to "
+                             "three decimals)")
 
 
 # ---------------------------------------------------------------------------------------------
 @reproduction("hetero-efficiency-bound", paper=PAPER, figure="Theorem 3",
               title="Theorem 3's efficiency bound against the achieved efficiency on random networks",
-              quick_size="60 random networks", full_size="1000 random networks")
+              sizes=Sizes(Size(extra={"random networks": 60}), Size(extra={"random networks": 1000})))
 def efficiency_bound(ctx: Context) -> Outcome:
     """Check U-hat / U* >= gamma_min / gamma_max (eq. 17) at every equilibrium of random networks."""
     plt = pyplot()
-    n = 60 if ctx.quick else 1000
+    n = int(ctx.size.extra["random networks"])
     rng = np.random.default_rng(ctx.seed + 17)
 
     def utility(r):
@@ -382,7 +393,11 @@ def efficiency_bound(ctx: Context) -> Outcome:
     axes[1].hist(df.ratio - df.bound, bins=30)
     axes[1].set_xlabel("slack: achieved - bound")
     axes[1].set_ylabel("equilibria")
-    agrees = viol == 0 and bool(df.hypothesis_U_nonneg.all())
+    claims = [Within("Theorem 3: the achieved efficiency is at least γ_min/γ_max (eq. 17) at every equilibrium",
+                     Estimate.const(float((df.ratio - df.bound).min()), "{:.4f}"), lo=-1e-12,
+                     ours=f"{viol} of {len(df)} below it; smallest slack {df.slack.min():.4f}"),
+              Within("... where its hypothesis U ≥ 0 holds (every network)",
+                     Estimate.const(float(df.hypothesis_U_nonneg.mean())), lo=1.0)]
     multi = int((df.groupby("network").size() > 1).sum())
     verdict = (f"bound never violated ({viol} of {len(df)} equilibria below it); it is loose: median bound "
                f"{df.bound.median():.2f} vs median efficiency {df.ratio.median():.3f} "
@@ -405,5 +420,7 @@ error of at most {df.theorem1_gap.max():.1e}.
 The paper gives no numbers for the bound; it proves it (eqs. 17-19), and notes it can be estimated
 from the slopes of the price mappings (footnote 6).
 """
-    return Outcome(data=df, figure=fig, verdict=verdict, details=details, agrees=agrees,
-                   tolerance="the achieved efficiency at or above the bound up to 1e-12 (floating-point precision of the solved equilibria)")
+    mark_figure(fig, claims, "Theorem 3 on random networks")
+    return outcome(df, fig, claims, intro=details, what=verdict,
+                   tolerance="the achieved efficiency at or above the bound up to 1e-12 (floating-point precision of "
+                             "the solved equilibria)")
