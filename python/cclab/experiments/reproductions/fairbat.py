@@ -633,16 +633,22 @@ closed form."""
 #: Values tried for each parameter the papers leave unstated (one at a time, the others
 #: at their defaults in ``cclab-control``).
 SENSITIVITY: dict[str, list[tuple[str, tuple]]] = {
-    "fairbat": [("period", (60.0, 240.0)), ("tau", (50.0, 300.0)), ("gain_start", (0.001, 0.01)),
-                ("gain_end", (1e-5, 1e-3)), ("trend", (0.0, 0.01, 0.1)), ("measure", ("sample",))],
-    "rate_tracking": [("period", (60.0, 240.0)), ("ewma", (0.02, 0.2)), ("step", (0.1, 1.0))],
+    "fairbat": [("period", (60.0, 240.0)), ("tau", (50.0, 300.0)), ("gain_start", (0.02, 0.1)),
+                ("gain_end", (5e-5, 1e-3)), ("trend", (0.0, 0.3, 1.0)), ("measure", ("sample",)),
+                ("gain_scale", ("none",)), ("gain_schedule", ("harmonic",))],
+    "rate_tracking": [("period", (60.0, 240.0)), ("ewma", (0.02, 0.2)), ("rate_ewma", (0.05, 1.0)),
+                      ("step_end", (0.01, 0.1)), ("tau", (0.0, 50.0)), ("drain", (3.0, 30.0))],
 }
-#: The packet-level subset (FAIRBAT only; each variant costs a set of packet runs).
-SENSITIVITY_PACKET = [("period", (60.0, 240.0)), ("tau", (50.0, 200.0)), ("gain_start", (0.001, 0.01)),
-                      ("trend", (0.0, 0.1))]
+#: The packet-level subset: the choices that make the limits settle, FAIRBAT's and rate
+#: tracking's, each against the value before issue 25 (each variant costs a set of packet runs).
+SENSITIVITY_PACKET = {
+    "fairbat": [("gain_scale", ("none",)), ("gain_schedule", ("harmonic",)), ("trend", (0.0, 0.3)),
+                ("gain_start", (0.02,))],
+    "rate_tracking": [("tau", (0.0,)), ("rate_ewma", (0.05,)), ("step_end", (0.3,))],
+}
 SENSITIVITY_SIZES = Sizes(
-    Size(seeds=3, duration=20_000.0, warmup=5_000.0, flow=(8, 1e6)),
-    Size(seeds=6, duration=60_000.0, warmup=10_000.0, flow=(16, 4e6)))
+    Size(seeds=3, duration=40_000.0, warmup=20_000.0, flow=(8, 1e6)),
+    Size(seeds=6, duration=80_000.0, warmup=20_000.0, flow=(16, 4e6)))
 
 
 def _variants(space):
@@ -659,7 +665,7 @@ def _variant_name(key: str, v) -> str:
 def sensitivity_rows(ctx: Context) -> pd.DataFrame:
     """The runs behind ``fairbat-sensitivity``: flow level at k = 3, ρ_b = 0.6 (the case of
     the FAIRBAT overshoot, Theorem 7's improvement 21.4%) for FAIRBAT and rate tracking,
-    and packet level at k = 0, ρ_b = 0.6 for FAIRBAT; one parameter varied at a time."""
+    and packet level at the same point for both; one parameter varied at a time."""
     flow = single_link_flow(ctx, ("vanilla",), (0.6,), k=3, labels={"variant": ""})
     for policy, space in SENSITIVITY.items():
         for key, v, change in _variants(space):
@@ -667,11 +673,11 @@ def sensitivity_rows(ctx: Context) -> pd.DataFrame:
                 change = {"period": float(v)}
             flow += single_link_flow(ctx, (policy,), (0.6,), k=3, params=change,
                                      labels={"variant": _variant_name(key, v)})
-    points = [br.packet_point(SINGLE, "vanilla", {"web": WEB_LOAD, "background": 0.6}, ctx.size,
-                              labels={"background_load": 0.6, "variant": ""})]
-    points += [br.packet_point(SINGLE, "fairbat", {"web": WEB_LOAD, "background": 0.6}, ctx.size, access=change,
+    loads = {"web": WEB_LOAD, "background": 0.6}
+    points = [br.packet_point(SINGLE, "vanilla", loads, ctx.size, k=3, labels={"background_load": 0.6, "variant": ""})]
+    points += [br.packet_point(SINGLE, policy, loads, ctx.size, k=3, access=change,
                                labels={"background_load": 0.6, "variant": _variant_name(key, v)})
-               for key, v, change in _variants(SENSITIVITY_PACKET)]
+               for policy, space in SENSITIVITY_PACKET.items() for key, v, change in _variants(space)]
     seeds = {(): range(ctx.seed, ctx.seed + ctx.size.seeds)}
     packet = run_points(ctx, "packet", points, seeds, br.Measure(SINGLE), keep=br.KEEP)
     return pd.concat([packet, pd.DataFrame(flow)], ignore_index=True)
@@ -686,11 +692,12 @@ def sensitivity(ctx: Context) -> Outcome:
     t = t[(t["class"] == "all") & (t["policy"] != "vanilla")]
     s = summary(t, ["level", "policy", "variant"], ["improvement_pct", "delay", "mean_limit", "sd_limit",
                                                     "mean_waiting", "carried"])
+    s = s.sort_values(["level", "policy"], kind="stable").reset_index(drop=True)
     theory = 100 * (1 - (3 + 18 + 1) * 0.3 / 0.7 / 12.0)
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 5.4))
     for ax, (lvl, title) in zip(axes, [("flow", f"flow level, k = 3, ρ_b = 0.6 (Theorem 7: {theory:.1f}%)"),
-                                       ("packet", "packet level, k = 0, ρ_b = 0.6")]):
+                                       ("packet", "packet level, k = 3, ρ_b = 0.6")]):
         g = s[s["level"] == lvl]
         y = np.arange(len(g))
         ax.errorbar(g["improvement_pct"], y, xerr=g["improvement_pct_ci"], fmt="o", ms=4, capsize=2)
@@ -722,12 +729,17 @@ M* = 18 and Theorem 7 gives {theory:.1f}%):
 {head}
 {table("flow")}
 
-Packet level, k = 0, web load 0.3, background 0.6 (FAIRBAT):
+Packet level, the same point (k = 3, web load 0.3, background 0.6), the choices of issue 25
+against the values before it:
 
 {head}
 {table("packet")}
 """
-    fl = s[(s["level"] == "flow") & (s["policy"] == "fairbat")].set_index("variant")
-    verdict = (f"flow level k = 3: FAIRBAT {fl.at['default', 'improvement_pct']:.1f}% with the defaults, "
-               f"{fl.at['trend=0', 'improvement_pct']:.1f}% with eq. 2 as printed (trend = 0); theory {theory:.1f}%")
+    v = s.set_index(["level", "policy", "variant"])
+    imp = lambda lvl, p, var: f"{v.at[(lvl, p, var), 'improvement_pct']:.1f}% (carried {v.at[(lvl, p, var), 'carried']:.3f})"
+    verdict = (f"flow level k = 3: FAIRBAT {imp('flow', 'fairbat', 'default')}, rate tracking "
+               f"{imp('flow', 'rate_tracking', 'default')} (theory {theory:.1f}%); packet level: FAIRBAT "
+               f"{imp('packet', 'fairbat', 'default')}, with eq. 2's absolute gain "
+               f"{imp('packet', 'fairbat', 'gain_scale=none')}; rate tracking {imp('packet', 'rate_tracking', 'default')}"
+               f", without its queue target {imp('packet', 'rate_tracking', 'tau=0')}")
     return Outcome(s, fig, verdict, details, None)
