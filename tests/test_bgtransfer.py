@@ -285,8 +285,8 @@ def _time_mean(trace, t0: float, t1: float, column: int) -> float:
 def test_fairbat_keeps_the_queue_near_its_target_with_a_demand(files, tmp_path):
     # The same link as above: FAIRBAT's eq. (2) with the trend term (docs/protocols.md)
     # must bring m from 1 to where the queue is marginally stable, M = 3, and hold the
-    # queue near τ = 4 chunks (FAIRBAT §III). Gains scaled to the chunk rate (4 chunks/s
-    # per connection): trend·T·r' = 0.5·0.2·4 = 0.4 < 2 (stable).
+    # queue near τ = 4 chunks (FAIRBAT §III). Gains relative to the chunks arriving per
+    # period (the default gain_scale): stable when η·trend < 2, η ≤ 1 (docs/protocols.md).
     src, _ = files
     (src / "big").write_bytes(os.urandom(1_800_000))
     with ServerThread(src, options=ServeOptions(conn_rate=200_000)) as srv:
@@ -315,8 +315,10 @@ def test_fairbat_keeps_the_queue_near_its_target_with_a_demand(files, tmp_path):
 
 
 def test_a_plain_backlog_leaves_fairbat_at_m0(files, tmp_path):
-    # No demand: the controller's queue is topped up to τ, so eq. (2)'s n(t) − τ = 0 and
-    # the trend term 0 at every update: m stays m0 (2 here) until the backlog runs out.
+    # No demand: the controller's queue is topped up to τ, so eq. (2)'s n(t) − τ = 0 at
+    # every update, and the trend term is off (it reads the chunks held, which a topped-up
+    # queue changes only as the active ones come and go; left on, it moved m to 2.16):
+    # m stays m0 (2 here) until the backlog runs out.
     src, data = files
     with ServerThread(src, options=ServeOptions(conn_rate=500_000)) as srv:
         res = fetch([srv.url + "a.bin"], tmp_path / "d", policy="fairbat", chunk_size=50_000,
@@ -325,10 +327,23 @@ def test_a_plain_backlog_leaves_fairbat_at_m0(files, tmp_path):
     # 1 MB at 2 × 500 kB/s: about 10 updates of 0.1 s, the first 7 or so with 5 waiting
     queued = [(l, w) for t, l, a, w in res.limit_trace if w >= 5]
     assert len(queued) >= 5 and all(l == 2.0 for l, w in queued), res.limit_trace
-    # the parameters after defaults come from the crate (docs/protocols.md's table)
+    # the parameters after defaults come from the crate (docs/protocols.md's table); trend is the backlog's 0
     assert res.params["tau"] == 5.0 and res.params["period_s"] == 0.1 and res.params["m0"] == 2.0
-    assert res.params["gain_start"] == 0.05 and res.params["trend"] == 0.6 and res.params["gain_scale"] == "arrivals"
+    assert res.params["gain_start"] == 0.05 and res.params["trend"] == 0.0 and res.params["gain_scale"] == "arrivals"
     assert res.max_active == 2
+
+
+def test_a_plain_backlog_does_not_starve_rate_tracking(files, tmp_path):
+    # No demand: rate tracking runs without its queue target (τ = 20 by default, which one
+    # waiting chunk would read as a queue to drain: the limit fell to m_min, 5% duty).
+    src, data = files
+    with ServerThread(src, options=ServeOptions(conn_rate=500_000)) as srv:
+        res = fetch([srv.url + "a.bin"], tmp_path / "d", policy="rate", chunk_size=50_000,
+                    params={"period": 0.1, "m0": 2}, **FAST)
+    assert res.ok and res.params["tau"] == 0.0
+    assert min(l for t, l, a, w in res.limit_trace) >= 1.0, res.limit_trace
+    # 1 MB at 500 kB/s per connection and at least one connection: within about 2 s
+    assert res.elapsed < 4.0
 
 
 def test_server_restart_mid_transfer(files, tmp_path):

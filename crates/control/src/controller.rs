@@ -246,12 +246,13 @@ impl<T> AccessController<T> {
             let next = match &mut self.rule {
                 Rule::Static => break,
                 Rule::RateTracking(r) => r.update(self.limit, &w, delivered, n),
-                Rule::Fairbat(f) => f.update(self.limit, &w, n),
+                Rule::Fairbat(f) => f.update(self.limit, &w, n, self.active),
             };
-            // Anti-windup: a limit above the chunks the sender holds does not bind, and
-            // raising it further only stores up a change it would have to undo.
-            let held = self.active as f64 + n as f64 + 1.0;
-            self.limit = next.min(held.max(self.limit)).clamp(self.m_min, self.m_max);
+            // Anti-windup: a limit above the chunks the sender held does not bind, and
+            // moving it further up only stores a change it would have to undo. The limit
+            // never stays above the most chunks held during the period (or now), plus one.
+            let held = w.held_peak.max(self.active as u64 + n as u64) as f64 + 1.0;
+            self.limit = next.min(held).clamp(self.m_min, self.m_max);
             self.updates += 1;
         }
         self.refresh();

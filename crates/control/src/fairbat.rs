@@ -18,8 +18,10 @@ pub struct Fairbat {
     p: FairbatParams,
     /// Updates done (j).
     updates: u64,
-    /// n at the previous update (for the trend term).
+    /// n at the previous update (for the sign schedule).
     prev_n: Option<f64>,
+    /// Chunks held (waiting and active) at the previous update (for the trend term).
+    prev_held: Option<f64>,
     /// The gain of the sign schedule (halved at each crossing of τ).
     gamma: f64,
     /// Chunks that arrived over all the periods so far (for the relative gain).
@@ -28,7 +30,7 @@ pub struct Fairbat {
 
 impl Fairbat {
     pub fn new(p: FairbatParams) -> Self {
-        Fairbat { p, updates: 0, prev_n: None, gamma: p.gain_start, arrived: 0.0 }
+        Fairbat { p, updates: 0, prev_n: None, prev_held: None, gamma: p.gain_start, arrived: 0.0 }
     }
 
     /// The harmonic schedule: γ_j = max(gain_end, gain_start / (1 + j / gain_updates)).
@@ -68,13 +70,28 @@ impl Fairbat {
         }
     }
 
-    /// The new limit after window `w` (unclamped; the controller clamps it).
-    pub fn update(&mut self, limit: f64, w: &Window, waiting: usize) -> f64 {
+    /// The chunks the sender holds, waiting and active, measured as n is.
+    fn held(&self, w: &Window, waiting: usize, active: u32) -> f64 {
+        match self.p.measure {
+            QueueMeasure::Mean if w.span > 0.0 => (w.waiting_area + w.active_area) / w.span,
+            _ => waiting as f64 + active as f64,
+        }
+    }
+
+    /// The new limit after window `w` (unclamped; the controller clamps it), `waiting`
+    /// and `active` chunks now. The trend term reads the change of the chunks held,
+    /// arrivals less completions: the rate mismatch T(λ − r(m)) it stands for. (The
+    /// change of the waiting queue alone also counts the chunks a higher limit admitted,
+    /// which fed each move of m back into the next, reversed and amplified by
+    /// m·trend/Â: a limit cycle once m·trend exceeded the arrivals per period.)
+    pub fn update(&mut self, limit: f64, w: &Window, waiting: usize, active: u32) -> f64 {
         let n = self.queue(w, waiting);
         let e = n - self.p.tau;
         let gamma = self.next_gain(e);
-        let trend = self.prev_n.map_or(0.0, |p| n - p);
+        let held = self.held(w, waiting, active);
+        let trend = self.prev_held.map_or(0.0, |p| held - p);
         self.prev_n = Some(n);
+        self.prev_held = Some(held);
         self.updates += 1;
         self.arrived += w.arrivals as f64;
         // the trend term falls with the gain (the whole update "gradually decreasing"), as
@@ -107,10 +124,10 @@ mod tests {
         let mut f = Fairbat::new(params());
         let w = Window { span: 120.0, waiting_area: 120.0 * 80.0, ..Window::default() };
         // n = 80 (mean over the window), τ = 50, γ_0 = 0.01: m + 0.3.
-        assert!((f.update(4.0, &w, 3) - 4.3).abs() < 1e-12);
+        assert!((f.update(4.0, &w, 3, 0) - 4.3).abs() < 1e-12);
         // Below target it falls: n = 20 at γ_1 = 0.01/1.1.
         let w = Window { span: 120.0, waiting_area: 120.0 * 20.0, ..Window::default() };
-        assert!((f.update(4.0, &w, 0) - (4.0 - 30.0 * 0.01 / 1.1)).abs() < 1e-12);
+        assert!((f.update(4.0, &w, 0, 0) - (4.0 - 30.0 * 0.01 / 1.1)).abs() < 1e-12);
     }
 
     #[test]
@@ -126,7 +143,7 @@ mod tests {
     fn sample_measure_takes_the_queue_at_the_update() {
         let mut f = Fairbat::new(FairbatParams { measure: QueueMeasure::Sample, ..params() });
         let w = Window { span: 120.0, waiting_area: 0.0, ..Window::default() };
-        assert!((f.update(2.0, &w, 150) - 3.0).abs() < 1e-12);
+        assert!((f.update(2.0, &w, 150, 0) - 3.0).abs() < 1e-12);
     }
 
     #[test]
@@ -135,13 +152,13 @@ mod tests {
         let w = |n: f64| Window { span: 1.0, waiting_area: n, ..Window::default() };
         // above τ = 50 twice at γ = 0.01, then below (halved: 0.005), below again (kept),
         // above (halved: 0.0025), and never under gain_end = 0.001
-        assert!((f.update(1.0, &w(60.0), 0) - 1.1).abs() < 1e-12);
-        assert!((f.update(1.0, &w(70.0), 0) - 1.2).abs() < 1e-12);
-        assert!((f.update(1.0, &w(40.0), 0) - (1.0 - 0.05)).abs() < 1e-12);
-        assert!((f.update(1.0, &w(30.0), 0) - (1.0 - 0.1)).abs() < 1e-12);
-        assert!((f.update(1.0, &w(60.0), 0) - (1.0 + 0.025)).abs() < 1e-12);
+        assert!((f.update(1.0, &w(60.0), 0, 0) - 1.1).abs() < 1e-12);
+        assert!((f.update(1.0, &w(70.0), 0, 0) - 1.2).abs() < 1e-12);
+        assert!((f.update(1.0, &w(40.0), 0, 0) - (1.0 - 0.05)).abs() < 1e-12);
+        assert!((f.update(1.0, &w(30.0), 0, 0) - (1.0 - 0.1)).abs() < 1e-12);
+        assert!((f.update(1.0, &w(60.0), 0, 0) - (1.0 + 0.025)).abs() < 1e-12);
         for k in 0..20 {
-            f.update(1.0, &w(if k % 2 == 0 { 40.0 } else { 60.0 }), 0);
+            f.update(1.0, &w(if k % 2 == 0 { 40.0 } else { 60.0 }), 0, 0);
         }
         assert_eq!(f.gamma, 0.001);
     }
@@ -152,10 +169,20 @@ mod tests {
         // 20 arrivals a period, m = 4: an error of +30 chunks at γ = 0.01 moves m by
         // 4/20 · 0.3 = 0.06; with 10 a period since (mean 15), by 4/15 · 0.01 · 30
         let w = Window { span: 120.0, waiting_area: 120.0 * 80.0, arrivals: 20, ..Window::default() };
-        assert!((f.update(4.0, &w, 0) - 4.06).abs() < 1e-12);
+        assert!((f.update(4.0, &w, 0, 0) - 4.06).abs() < 1e-12);
         let w = Window { span: 120.0, waiting_area: 120.0 * 80.0, arrivals: 10, ..Window::default() };
         let gamma = 0.01 / 1.1;
-        assert!((f.update(4.0, &w, 0) - (4.0 + 4.0 / 15.0 * gamma * 30.0)).abs() < 1e-12);
+        assert!((f.update(4.0, &w, 0, 0) - (4.0 + 4.0 / 15.0 * gamma * 30.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn chunks_admitted_are_no_trend() {
+        // 20 chunks moved from waiting to active between the updates: the chunks held did
+        // not change, so only the queue term moves m (γ·(40 − 50)), not the trend term
+        let mut f = Fairbat::new(FairbatParams { trend: 0.02, gain_start: 0.01, gain_end: 0.01, ..params() });
+        let w = |n: f64, a: f64| Window { span: 1.0, waiting_area: n, active_area: a, ..Window::default() };
+        f.update(1.0, &w(60.0, 10.0), 0, 0);
+        assert!((f.update(1.0, &w(40.0, 30.0), 0, 0) - (1.0 - 0.1)).abs() < 1e-12);
     }
 
     #[test]
@@ -163,7 +190,7 @@ mod tests {
         let mut f = Fairbat::new(FairbatParams { trend: 0.02, gain_start: 0.01, gain_end: 0.01, ..params() });
         // (the gain stays at gain_start: the trend term keeps its weight)
         let w = |n: f64| Window { span: 1.0, waiting_area: n, ..Window::default() };
-        assert!((f.update(1.0, &w(50.0), 0) - 1.0).abs() < 1e-12); // no previous n: no trend
-        assert!((f.update(1.0, &w(60.0), 0) - (1.0 + 0.1 + 0.2)).abs() < 1e-12);
+        assert!((f.update(1.0, &w(50.0), 0, 0) - 1.0).abs() < 1e-12); // no previous n: no trend
+        assert!((f.update(1.0, &w(60.0), 0, 0) - (1.0 + 0.1 + 0.2)).abs() < 1e-12);
     }
 }

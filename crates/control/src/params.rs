@@ -190,7 +190,7 @@ impl Default for FairbatParams {
             period_s: 120.0,
             tau: 100.0,
             gain_start: 0.05,
-            gain_end: 0.0002,
+            gain_end: 0.001,
             gain_updates: 10.0,
             measure: QueueMeasure::Mean,
             trend: 0.6,

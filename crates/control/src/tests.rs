@@ -187,6 +187,40 @@ fn closed_loops_find_the_critical_limit_of_a_fluid_link() {
 }
 
 #[test]
+fn many_long_flows_leave_fairbat_stable() {
+    // k = 40 long flows, load 0.6: M* = 60, above the 30 chunks arriving per period over
+    // the trend term's 0.6. Read on the waiting queue alone, the trend term took the
+    // chunks a higher limit admitted for a shrinking queue and cut m by m·0.6/30 times
+    // as many: from m ≈ 50 on, a limit cycle between m_min and hundreds (issue 25; here
+    // 52.9, sd 10.5). A chunk takes two periods at M*, a delay the gain floor feels: at
+    // 0.001, 59.2 with sd 1.6 (at 0.002, 57.9 and 2.5; at 2·10⁻⁴, sd below 1).
+    let (cap, size, gap) = (1.25e6, 3e6, 4.0);
+    let m_alt = alternating_critical_limit(40.0, 0.6);
+    let fb = fluid_loop(AccessParams::Fairbat(FairbatParams::default()), 40.0, cap, size, gap, 2e6);
+    assert!((fb.limit - m_alt).abs() < 0.05 * m_alt && fb.limit_sd < 0.05 * m_alt, "FAIRBAT: {fb:?}, expected {m_alt}");
+    assert!((fb.active - m_alt).abs() < 0.01 * m_alt, "FAIRBAT: {fb:?}, expected {m_alt}");
+}
+
+#[test]
+fn a_limit_that_does_not_bind_comes_down_to_the_chunks_held() {
+    // m = 50 with at most 3 chunks held in the period: the update leaves m at 3 + 1
+    // (eq. 2 alone would lower it by 0.01·(0 − 10) = 0.1 only).
+    let p = FairbatParams { m0: 50.0, period_s: 10.0, tau: 10.0, trend: 0.0, gain_start: 0.01, gain_end: 0.01,
+                            gain_scale: GainScale::None, ..FairbatParams::default() };
+    let mut c: AccessController<()> = AccessController::new(&AccessParams::Fairbat(p), 0.0, 0.0).unwrap();
+    for _ in 0..3 {
+        c.arrive(1.0, (), 1.0);
+    }
+    while c.admit(1.0).is_some() {}
+    c.complete(2.0);
+    c.on_deadline(10.0, 0.0);
+    assert_eq!(c.limit(), 4.0);
+    // ... and the next period, with 2 held, to 3
+    c.on_deadline(20.0, 0.0);
+    assert_eq!(c.limit(), 3.0);
+}
+
+#[test]
 fn eq2_alone_is_an_undamped_double_integrator() {
     // Without the trend term the limit integrates the queue, which integrates the
     // mismatch of rates: on the fluid link nothing damps the oscillation, and half a

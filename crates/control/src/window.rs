@@ -13,6 +13,8 @@ pub struct Window {
     pub arrived_bytes: f64,
     /// Chunks that arrived.
     pub arrivals: u64,
+    /// The most chunks held (active and waiting) at any time of the period.
+    pub held_peak: u64,
 }
 
 impl Window {
@@ -22,5 +24,6 @@ impl Window {
         self.span += dt;
         self.waiting_area += waiting as f64 * dt;
         self.active_area += active as f64 * dt;
+        self.held_peak = self.held_peak.max(active as u64 + waiting as u64);
     }
 }

@@ -33,8 +33,11 @@ pub use config::Config;
 /// each crossing of τ, rate tracking's queue target and faster memory of the rate per
 /// chunk, the running-mean start of the load, the limit never raised above the chunks
 /// held): every run with `access = { policy = "fairbat" }` or `"rate_tracking"` changes,
-/// and so does the flow-level model's (whose memos in the result store carry this version).
-pub const RESULTS_VERSION: u32 = 4;
+/// and so does the flow-level model's (whose memos in the result store carry this version);
+/// 5, the same runs again (issue 25, second change: FAIRBAT's trend term on the chunks
+/// held rather than the waiting ones, which ended a limit cycle with many long flows, and
+/// the limit brought down to the most chunks held in the period plus one).
+pub const RESULTS_VERSION: u32 = 5;
 pub use metrics::{RunResult, Scalar};
 pub use settings::ScenarioError;
 pub use sim::{PacketCounters, Simulation};
