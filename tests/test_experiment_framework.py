@@ -255,3 +255,59 @@ def test_mser_finds_where_a_ramp_meets_its_plateau():
     assert 90 <= d <= 115, d
     assert settling_time(t, x) == pytest.approx(t[d])
     assert mser(rng.normal(0, 1.0, 400)) < 40  # stationary from the start: little to cut
+
+
+# ------------------------------------------------------------------------------------- ablation
+
+def test_key_path_selectors_name_every_item_or_the_items_that_match():
+    from cclab.experiments.ablation import Level, expand_path
+
+    sc = json.loads(json.dumps(TINY))
+    assert expand_path(sc, "links[*].queue.limit") == ["links[0].queue.limit"]
+    assert expand_path(sc, "traffic[type=long_lived].protocol") == ["traffic[1].protocol"]
+    assert expand_path(sc, "traffic[type=cbr].rate") == []  # no such item: nothing to change
+    assert expand_path(sc, "traffic[short].load") == ["traffic[short].load"]
+    lv = Level("x", {"traffic[*].protocol": "reno", "links[bn].queue.limit": "9pkts"})
+    out = lv.apply(sc)
+    assert [t["protocol"] for t in out["traffic"]] == ["reno", "reno"] and out["links"][0]["queue"]["limit"] == "9pkts"
+    assert "protocol" not in sc["traffic"][0]  # the scenario itself is untouched
+
+
+def test_an_ablation_is_one_declaration_and_moves_one_factor_at_a_time(tmp_path):
+    from cclab.experiments.ablation import Ablation, Factor, Level, run_ablation
+
+    def entry(ctx):
+        rows = run_points(ctx, "u", _points((0.6,)), {(0.6,): range(1, ctx.size.seeds + 1)}, _utilization,
+                          keep=("links",))
+        u = Estimate.of(dict(zip(rows["seed"], rows["utilization"])), groups={(0.6,)})
+        from cclab.experiments.claims import outcome
+
+        return outcome(rows, None, [Within("utilization above 0.5", u, lo=0.5)], intro="toy")
+
+    abl = Ablation((Factor("buffer (packets)", (Level("2", {"links[*].queue.limit": "2pkts"}),)),
+                    Factor("seeds", (Level("three", size={"seeds": 3}),)),
+                    Factor("protocol", (Level("cbr", {"traffic[type=cbr].rate": "1Mbps"}),))))
+    e = catalogue.Reproduction("toy-ablation", "toy", "Fig. 0", "toy", entry, sizes=Sizes(Size(seeds=2), Size(seeds=2)),
+                               ablation=abl)
+    kw = dict(out=tmp_path, store=tmp_path / "store", cluster="serial", progress=False)
+    with pytest.raises(ValueError, match="changed none of the entry's scenarios"):
+        run_ablation(e, abl, **kw)
+    table, md = run_ablation(e, abl, only=("buffer (packets)", "seeds"), **kw)
+    assert list(dict.fromkeys(table["level"])) == ["as declared", "2", "three"]
+    assert list(table["seeds"]) == ["2", "2", "3"]
+    text = md.read_text()
+    assert "| the paper says | baseline | buffer (packets): 2 | seeds: three |" in text
+    assert (tmp_path / "toy-ablation-ablation.csv").exists()
+    with Store(tmp_path / "store", readonly=True) as st:
+        # baseline 2 runs, buffer of 2 packets 2 runs, three seeds: only the third is new
+        assert len(st.list_runs()) == 5
+
+
+def test_the_cli_names_an_entrys_factors(tmp_path, capsys):
+    from cclab import cli
+
+    assert cli.main(["reproduce", "fairbat-fig2", "--ablate", "nosuch", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "fairbat-fig2 has no factor 'nosuch'; its factors: buffer (packets), LBE implementation, run length" in err
+    assert cli.main(["reproduce", "background-fig4", "--ablate", "--out", str(tmp_path)]) == 2
+    assert "background-fig4 declares no ablation" in capsys.readouterr().err

@@ -129,6 +129,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     except KeyError as exc:
         raise CliError(exc.args[0]) from None
     out = Path(args.out)
+    if args.ablate is not None:
+        return _ablate(entries, args, out)
     status_code = 0
     for entry in entries:
         try:
@@ -154,6 +156,29 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         page = write_report(out)
         print(f"wrote {page}")
     return status_code
+
+
+ABLATE_HELP = ("run the entry's declared ablation: the entry as declared, then each level of each FACTOR "
+               "(default: every factor) alone; writes NAME-ablation.md and .csv")
+
+
+def _ablate(entries, args: argparse.Namespace, out: Path) -> int:
+    from .experiments.ablation import run_ablation
+
+    if args.all:
+        raise CliError("--ablate runs one entry's ablation: give its name, not --all")
+    entry = entries[0]
+    if entry.ablation is None:
+        raise CliError(f"{entry.name} declares no ablation")
+    names = [f.name for f in entry.ablation.factors]
+    unknown = [f for f in args.ablate if f not in names]
+    if unknown:
+        raise CliError(f"--ablate: {entry.name} has no factor {unknown[0]!r}; its factors: {', '.join(names)}")
+    _, md = run_ablation(entry, entry.ablation, quick=not args.full, out=out, seed=args.seed,
+                         progress=not args.quiet, store=args.store, cluster=args.cluster, workers=args.workers,
+                         only=args.ablate)
+    print(f"wrote {md} and {md.with_suffix('.csv')}")
+    return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -207,6 +232,26 @@ def _scenario_options(p: argparse.ArgumentParser) -> None:
                         "limits.wall_time=2h (value read as TOML, else as a string; repeatable)")
 
 
+def _reproduce_parser(sub) -> None:
+    """`cclab reproduce`'s options."""
+    q = sub.add_parser("reproduce", help="reproduce a figure of one of the papers",
+                       description="Reproduce a figure of one of the papers: CSV, PNG and a Markdown verdict. "
+                                   "Exit status 1 if a reproduction disagrees with its paper or fails.",
+                       epilog=EPILOG)
+    q.add_argument("name", nargs="?", help="catalogue entry (see --list)")
+    q.add_argument("--list", action="store_true", help="list the catalogue")
+    q.add_argument("--all", action="store_true", help="every entry, then the HTML report (index.html in --out)")
+    size = q.add_mutually_exclusive_group()
+    size.add_argument("--full", action="store_true", help="the paper's size (long; its runs go through the sweep store)")
+    size.add_argument("--quick", action="store_true", help="the reduced size that runs in minutes (the default)")
+    q.add_argument("--out", default="results/reproduce", help="output folder (default: results/reproduce)")
+    q.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
+    q.add_argument("--ablate", nargs="*", metavar="FACTOR", default=None, help=ABLATE_HELP)
+    _executor_options(q)
+    q.add_argument("--quiet", action="store_true", help="no progress bars")
+    q.set_defaults(func=_cmd_reproduce)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `cclab` command."""
     from . import __version__
@@ -236,21 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "offered load as JSON")
     v.set_defaults(func=_cmd_validate)
 
-    q = sub.add_parser("reproduce", help="reproduce a figure of one of the papers",
-                       description="Reproduce a figure of one of the papers: CSV, PNG and a Markdown verdict. "
-                                   "Exit status 1 if a reproduction disagrees with its paper or fails.",
-                       epilog=EPILOG)
-    q.add_argument("name", nargs="?", help="catalogue entry (see --list)")
-    q.add_argument("--list", action="store_true", help="list the catalogue")
-    q.add_argument("--all", action="store_true", help="every entry, then the HTML report (index.html in --out)")
-    size = q.add_mutually_exclusive_group()
-    size.add_argument("--full", action="store_true", help="the paper's size (long; its runs go through the sweep store)")
-    size.add_argument("--quick", action="store_true", help="the reduced size that runs in minutes (the default)")
-    q.add_argument("--out", default="results/reproduce", help="output folder (default: results/reproduce)")
-    q.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
-    _executor_options(q)
-    q.add_argument("--quiet", action="store_true", help="no progress bars")
-    q.set_defaults(func=_cmd_reproduce)
+    _reproduce_parser(sub)
 
     h = sub.add_parser("report", help="write the HTML page of every reproduction (plot, verdict, paper values, runtime)")
     h.add_argument("dir", nargs="?", default="results/reproduce",

@@ -54,6 +54,18 @@ class Context:
     name: str = ""
     size: Size | None = None
     ledger: list = field(default_factory=list)
+    variant: Any = None
+    variant_changed: list = field(default_factory=lambda: [0])
+
+    def adjust(self, scenario: Any) -> Any:
+        """A packet-level scenario as this context runs it: with the changes of the
+        ablation level it runs (:class:`cclab.experiments.ablation.Level`), if any."""
+        if self.variant is None:
+            return scenario
+        changed = self.variant.apply(scenario)
+        if changed != scenario:
+            self.variant_changed[0] += 1
+        return changed
 
     def sweep(self, scenario: Any, *, part: str = "", **kw: Any):
         """:func:`cclab.sweep` with this context's store, executor and progress setting; the
@@ -62,6 +74,8 @@ class Context:
         from cclab.sweeps import sweep
 
         kw.setdefault("progress", self.progress)
+        if self.variant is not None:
+            part = f"{part}-{_slug(self.variant.label)}" if part else _slug(self.variant.label)
         if self.name:
             kw.setdefault("name", f"{self.name}-{'quick' if self.quick else 'full'}" + (f"-{part}" if part else ""))
         res = sweep(scenario, store=self.store, cluster=self.cluster, workers=self.workers, **kw)
@@ -98,6 +112,7 @@ class Outcome:
     details: str = ""
     agrees: bool | None = None
     tolerance: str = ""
+    claims: list = field(default_factory=list)
 
 
 def verdict_text(outcome: Outcome) -> str:
@@ -128,6 +143,7 @@ class Reproduction:
     quick_size: str = ""
     full_size: str = ""
     sizes: Sizes | None = None
+    ablation: Any = None
 
     def size_text(self, quick: bool) -> str:
         if self.sizes is not None:
@@ -153,20 +169,26 @@ class Reproduction:
                                       runs=ctx.runs_done() if ctx.ledger else None)
 
 
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-").lower()
+
+
 _REGISTRY: dict[str, Reproduction] = {}
 _LOADED = False
 
 
 def reproduction(name: str, *, paper: str, figure: str, title: str, sizes: Sizes | None = None,
-                 quick_size: str = "", full_size: str = "") -> Callable[[Callable[[Context], Outcome]],
-                                                                        Callable[[Context], Outcome]]:
+                 quick_size: str = "", full_size: str = "", ablation: Any = None,
+                 ) -> Callable[[Callable[[Context], Outcome]], Callable[[Context], Outcome]]:
     """Register a function ``f(ctx) -> Outcome`` as the catalogue entry ``name`` with its
-    ``sizes`` (or, for an entry of no seeds or runs, sizes in words)."""
+    ``sizes`` (or, for an entry of no seeds or runs, sizes in words) and its ``ablation``
+    (:class:`cclab.experiments.ablation.Ablation`: the factors ``--ablate`` moves one at a
+    time)."""
 
     def deco(func: Callable[[Context], Outcome]) -> Callable[[Context], Outcome]:
         if name in _REGISTRY and _REGISTRY[name].func is not func:
             raise ValueError(f"reproduction {name!r} is registered twice")
-        _REGISTRY[name] = Reproduction(name, paper, figure, title, func, quick_size, full_size, sizes)
+        _REGISTRY[name] = Reproduction(name, paper, figure, title, func, quick_size, full_size, sizes, ablation)
         return func
 
     return deco

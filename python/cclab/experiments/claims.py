@@ -385,4 +385,5 @@ zero) or the size's most seeds; the table says how many each took.
 
 {tables.strip()}
 """
-    return Outcome(data, figure, said + (f"; {what}" if what else ""), details, agrees, tolerance=tol)
+    return Outcome(data, figure, said + (f"; {what}" if what else ""), details, agrees, tolerance=tol,
+                   claims=list(claims))

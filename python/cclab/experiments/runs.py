@@ -12,7 +12,8 @@ the size's most seeds are reached.
 
 Each call to the sweep is one base scenario and points that override it by key path
 (:func:`overrides`), so the store's record of the sweep names what differs between
-the points.
+the points. An ablation level (:mod:`.ablation`) the context runs changes every
+point's scenario here (:meth:`Context.adjust`).
 """
 from __future__ import annotations
 
@@ -88,10 +89,10 @@ def run_points(ctx, name: str, points: Sequence[Point], seeds: Mapping[tuple, Se
     by_seeds: dict[tuple, list[Point]] = {}
     for p in points:
         if p.per_seed is None:
-            by_seeds.setdefault(tuple(seeds[p.group]), []).append(p)
+            by_seeds.setdefault(tuple(seeds[p.group]), []).append(Point(p.labels, ctx.adjust(p.scenario), p.group))
         else:  # one sweep per seed: its scenario is the seed's own
             for s in seeds[p.group]:
-                by_seeds.setdefault((s,), []).append(Point(p.labels, p.per_seed(s), p.group))
+                by_seeds.setdefault((s,), []).append(Point(p.labels, ctx.adjust(p.per_seed(s)), p.group))
     rows: list[dict] = []
     for i, (seed_list, pts) in enumerate(by_seeds.items()):
         if not seed_list:

@@ -9,11 +9,15 @@ minimises the standard error of the mean of what is left,
 
     MSER(d) = Σ_{i ≥ d} (z_i − z̄_d)² / (n − d)²,
 
-over batch means z of 5 samples and d in the first half. :func:`settling_times`
-runs points with a sampled series through the result store (``ctx.sweep``, keeping
-only the series) and gives each point's settling time per seed and per metric;
-``bench/settling.py`` (``make settling``) measures every packet-level entry's slowest
-points at their full length and prints the table of docs/reproduction.md.
+over batch means z of 5 samples and d in the first half. A single run's series is
+noisy (a near-critical access limit wanders for hours), so the settling time of a point
+is that of the mean of its seeds' series, as MSER-5 is used on replications (Hoad,
+Robinson, Davies 2010, "Automating warm-up length estimation"); the largest of the
+single seeds' is reported beside it. :func:`settling_times` runs points with a sampled
+series through the result store (``ctx.sweep``, keeping only the series) and gives, per
+point and metric, both; ``bench/settling.py`` (``make settling``) measures every
+packet-level entry's slowest points at their full length and prints the table of
+docs/reproduction.md.
 """
 from __future__ import annotations
 
@@ -69,8 +73,10 @@ def with_series(point: Point, interval: float) -> Point:
 
 def settling_times(ctx, name: str, points: Iterable[Point], classes: Sequence[str], seeds: Sequence[int],
                    interval: float = 120.0) -> pd.DataFrame:
-    """Each point's settling time (s), per seed and per metric of :data:`METRICS` that the
-    run records for one of ``classes``: one row per (point, seed, metric)."""
+    """Each point's settling time (s) per metric of :data:`METRICS` that the run records
+    for ``classes`` (summed over them): ``settling_s``, that of the mean of the seeds'
+    series, and ``largest_seed_s``, the largest of the single seeds'; ``last_mean``, the
+    mean over the second half. One row per (point, metric), with the point's labels."""
     pts = [with_series(p, interval) for p in points]
 
     def measure(res, point):
@@ -81,8 +87,17 @@ def settling_times(ctx, name: str, points: Iterable[Point], classes: Sequence[st
             if sel.empty:
                 continue
             total = sel.groupby("time")["value"].sum()
-            rows.append({"metric": metric, "settling_s": settling_time(total.index, total.to_numpy()),
-                         "last_mean": float(total.iloc[len(total) // 2:].mean())})
+            rows.append({"metric": metric, "times": tuple(total.index), "values": tuple(total.to_numpy())})
         return rows
 
-    return run_points(ctx, name, pts, {p.group: list(seeds) for p in pts}, measure, keep=("series",))
+    runs = run_points(ctx, name, pts, {p.group: list(seeds) for p in pts}, measure, keep=("series",))
+    labels = [c for c in runs.columns if c not in ("seed", "metric", "times", "values")]
+    out = []
+    for key, g in runs.groupby([*labels, "metric"], sort=False, dropna=False):
+        n = min(len(v) for v in g["values"])
+        t = np.asarray(g["times"].iloc[0][:n], dtype=float)
+        each = [settling_time(t, v[:n]) for v in g["values"]]
+        mean = np.mean([np.asarray(v[:n], dtype=float) for v in g["values"]], axis=0)
+        out.append({**dict(zip([*labels, "metric"], key)), "seeds": len(g), "settling_s": settling_time(t, mean),
+                    "largest_seed_s": max(each), "last_mean": float(mean[n // 2:].mean())})
+    return pd.DataFrame(out)

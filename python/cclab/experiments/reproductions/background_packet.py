@@ -61,7 +61,7 @@ COLORS = {"vanilla": "tab:brown", "rate_tracking": "k", "access": "tab:olive", "
 
 
 def _sizes(quick: dict, full: dict) -> Sizes:
-    return Sizes(Size(seeds=5, max_seeds=8, **quick), Size(seeds=10, max_seeds=30, **full))
+    return Sizes(Size(seeds=3, max_seeds=4, **quick), Size(seeds=10, max_seeds=30, **full))
 
 
 def single_link_loads(rho: float) -> dict:
@@ -195,7 +195,7 @@ TOLERANCE = (f"a printed ratio holds within ±{PRINTED_TOLERANCE:g} (the paper's
 
 # ----------------------------------------------------------------------------------- Fig. 5
 
-FIG5_SIZES = _sizes(dict(duration=30_000.0, warmup=10_000.0, axes={"k": (0, 1), "ρ": (0.2, 0.5, 0.65),
+FIG5_SIZES = _sizes(dict(duration=30_000.0, warmup=15_000.0, axes={"k": (0, 1), "ρ": (0.2, 0.5, 0.65),
                                                                    "policies": POLICIES}, flow=(10, 2e5)),
                     dict(duration=80_000.0, warmup=20_000.0, axes={"k": (0, 1), "ρ": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.65),
                                                                    "policies": POLICIES}, flow=(20, 2e6)))
@@ -238,7 +238,7 @@ def fig5_claims(t: pd.DataFrame) -> list:
 
 @reproduction("background-packet-fig5", paper=PAPER, figure="Fig. 5 (a-d), §IV-B",
               title="Single link, ρ_b = 0.3, k = 0 and 1: short-flow delay and active micro-flows over vanilla",
-              sizes=FIG5_SIZES)
+              sizes=FIG5_SIZES, ablation=br.ABLATION)
 def fig5(ctx: Context) -> Outcome:
     """Fig. 5: access control (rate tracking) against LEDBAT, LEDBAT-60 and TCP-LP on one link."""
     loads = ctx.size.axis("ρ")
@@ -263,7 +263,7 @@ def fig5(ctx: Context) -> Outcome:
 
 FIG6_POLICIES = ("vanilla", "rate_tracking", "ledbat", "tcp_lp")
 SMALL, LARGE = 100_000, 1_000_000
-FIG6_SIZES = _sizes(dict(duration=30_000.0, warmup=10_000.0, axes={"ρ": (0.2, 0.6), "policies": FIG6_POLICIES},
+FIG6_SIZES = _sizes(dict(duration=30_000.0, warmup=15_000.0, axes={"ρ": (0.2, 0.6), "policies": FIG6_POLICIES},
                          flow=(10, 2e5)),
                     dict(duration=100_000.0, warmup=20_000.0, axes={"ρ": (0.2, 0.6), "policies": FIG6_POLICIES},
                          flow=(20, 2e6)))
@@ -356,7 +356,7 @@ def plot_fig6(bins: pd.DataFrame, flow_s: pd.DataFrame):
 
 @reproduction("background-packet-fig6", paper=PAPER, figure="Fig. 6 (a, b), §IV-B",
               title="Single link, k = 1, ρ = 0.2 and 0.6: short-flow delay against size (100 bins of 50 kB)",
-              sizes=FIG6_SIZES)
+              sizes=FIG6_SIZES, ablation=br.ABLATION)
 def fig6(ctx: Context) -> Outcome:
     """Fig. 6: the delay ratio to vanilla per size bin, k = 1."""
     loads = ctx.size.axis("ρ")
@@ -399,7 +399,7 @@ The per-bin table is the CSV (`load, policy, bin_start_bytes, delay_ratio, delay
 
 # ----------------------------------------------------------------------------------- Fig. 7
 
-FIG7_SIZES = _sizes(dict(duration=30_000.0, warmup=10_000.0, axes={"ρ": (0.3, 0.5, 0.65), "policies": POLICIES},
+FIG7_SIZES = _sizes(dict(duration=30_000.0, warmup=15_000.0, axes={"ρ": (0.3, 0.5, 0.65), "policies": POLICIES},
                          flow=(10, 2e5)),
                     dict(duration=80_000.0, warmup=20_000.0, axes={"ρ": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.65),
                                                                    "policies": POLICIES}, flow=(20, 2e6)))
@@ -428,7 +428,7 @@ def fig7_claims(t: pd.DataFrame) -> list:
 
 @reproduction("background-packet-fig7", paper=PAPER, figure="Fig. 7 (a, b), §IV-C",
               title="Two links, ρ_b = 0.3 across both, k = 0: short-flow delay and active micro-flows over vanilla",
-              sizes=FIG7_SIZES)
+              sizes=FIG7_SIZES, ablation=br.ABLATION)
 def fig7(ctx: Context) -> Outcome:
     """Fig. 7: two links, the background crossing both."""
     loads = ctx.size.axis("ρ")
@@ -456,7 +456,7 @@ def fig7(ctx: Context) -> Outcome:
 # ----------------------------------------------------------------------------------- Fig. 9
 
 ROUTES = ("1", "123", "2", "23")
-FIG9_SIZES = _sizes(dict(duration=30_000.0, warmup=10_000.0, axes={"ρ1": (0.3, 0.5), "policies": POLICIES},
+FIG9_SIZES = _sizes(dict(duration=30_000.0, warmup=15_000.0, axes={"ρ1": (0.3, 0.5), "policies": POLICIES},
                          flow=(10, 2e5)),
                     dict(duration=80_000.0, warmup=20_000.0, axes={"ρ1": (0.3, 0.5), "policies": POLICIES},
                          flow=(20, 2e6)))
@@ -520,7 +520,7 @@ def plot_fig9(s: pd.DataFrame):
 
 @reproduction("background-packet-fig9", paper=PAPER, figure="Figs. 8-9, §IV-D",
               title="Three links, routes 1, 123, 2, 23, ρ1 = 0.3 and 0.5: short-flow delay per route over vanilla",
-              sizes=FIG9_SIZES)
+              sizes=FIG9_SIZES, ablation=br.ABLATION)
 def fig9(ctx: Context) -> Outcome:
     """Fig. 9: three links, three background servers, short flows on four routes."""
     loads = ctx.size.axis("ρ1")

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ...scenario import load_scenario
+from ..ablation import Ablation, Factor, Level
 from ..claims import Estimate
 from ..paired import busy_average, estimate as paired_estimate, pair
 from ..runs import Point
@@ -156,6 +157,20 @@ def packet_point(net: Network, policy: str, loads: Mapping[str, float], size, *,
     sc = packet_scenario(net, policy, loads, k=k, duration=size.duration, warmup=size.warmup, access=access)
     return Point({"level": "packet", "policy": policy, "k": int(k), **(labels or {})}, sc, group)
 
+
+#: The factors parts 6-7 of issue 25 move one at a time on every packet-level entry of
+#: both papers (``cclab reproduce NAME --ablate``; :mod:`cclab.experiments.ablation`): the
+#: buffer in packets (the papers' 100), the lower-than-best-effort implementations (ours:
+#: the ns-2 draft-00 LEDBAT and Linux's TCP-LP, against ns-3's), the run length (twice,
+#: the same warm-up). The TCP preset (``tcp.preset = "ns2"``) joins when the engine has it
+#: (issue 24).
+ABLATION = Ablation((
+    Factor("buffer (packets)", (Level("50", {"links[*].queue.limit": "50pkts"}),
+                                Level("200", {"links[*].queue.limit": "200pkts"}))),
+    Factor("LBE implementation", (Level("ns-3 LEDBAT and TCP-LP", {"traffic[protocol=ledbat].cc.variant": "ns3",
+                                                                   "traffic[protocol=tcp_lp].cc.variant": "ns3"}),)),
+    Factor("run length", (Level("twice", size=lambda s: s.replace(duration=2 * s.duration)),)),
+), note="A level that holds no lower-than-best-effort class (vanilla, access control) runs as the baseline.")
 
 #: The tables a packet-level run of these entries keeps in the store: the flows (the
 #: web delays and the chunks' busy times are read from them); the summary is always kept.

@@ -194,10 +194,10 @@ def _sizes(seeds: tuple[int, int, int, int], quick: dict, full: dict) -> Sizes:
 
 # --------------------------------------------------------------------------------------------- Fig. 1
 
-FIG1_SIZES = _sizes((5, 8, 10, 30),
-                    dict(duration=20_000.0, warmup=6_000.0, axes={"ρ_b": (0.2, 0.4, 0.6), "policies": FIG1_POLICIES},
+FIG1_SIZES = _sizes((3, 4, 10, 30),
+                    dict(duration=30_000.0, warmup=15_000.0, axes={"ρ_b": (0.2, 0.4, 0.6), "policies": FIG1_POLICIES},
                          flow=(10, 1e6)),
-                    dict(duration=60_000.0, warmup=10_000.0, axes={"ρ_b": (0.2, 0.3, 0.4, 0.5, 0.6),
+                    dict(duration=80_000.0, warmup=20_000.0, axes={"ρ_b": (0.2, 0.3, 0.4, 0.5, 0.6),
                                                                    "policies": FIG1_POLICIES}, flow=(20, 1e7)))
 
 
@@ -240,7 +240,8 @@ def packet_claims(judge, x: str, by: Iterable[str] = ()):
 
 
 @reproduction("fairbat-fig1", paper=PAPER, figure="Fig. 1 (a, b)",
-              title="Web-delay improvement and active-chunk ratio, no long flows, web load 0.3", sizes=FIG1_SIZES)
+              title="Web-delay improvement and active-chunk ratio, no long flows, web load 0.3", sizes=FIG1_SIZES,
+              ablation=br.ABLATION)
 def fig1(ctx: Context) -> Outcome:
     """Fig. 1: FAIRBAT against LEDBAT, LEDBAT~a and TCP-LP on one link without long flows."""
     loads = ctx.size.axis("ρ_b")
@@ -273,8 +274,8 @@ LEDBAT and TCP-LP) is beside; FAIRBAT's improvement at the two levels differs by
 
 #: Fig. 2 and Table I: three long-lived Reno flows beside the chunks (§IV-A).
 FIG2_K = 3
-FIG2_SIZES = _sizes((5, 8, 10, 30),
-                    dict(duration=30_000.0, warmup=10_000.0, axes={"ρ_b": (0.2, 0.4, 0.6), "policies": FIG1_POLICIES},
+FIG2_SIZES = _sizes((3, 4, 10, 30),
+                    dict(duration=30_000.0, warmup=15_000.0, axes={"ρ_b": (0.2, 0.4, 0.6), "policies": FIG1_POLICIES},
                          flow=(10, 1e6)),
                     dict(duration=80_000.0, warmup=20_000.0, axes={"ρ_b": (0.2, 0.3, 0.4, 0.5, 0.6),
                                                                    "policies": FIG1_POLICIES}, flow=(20, 1e7)))
@@ -324,7 +325,7 @@ def fig2_runs(ctx: Context, judge) -> tuple[pd.DataFrame, list]:
 
 @reproduction("fairbat-fig2", paper=PAPER, figure="Fig. 2 (a, b)",
               title="Web-delay improvement and active-chunk ratio with three long-lived flows, web load 0.3",
-              sizes=FIG2_SIZES)
+              sizes=FIG2_SIZES, ablation=br.ABLATION)
 def fig2(ctx: Context) -> Outcome:
     """Fig. 2: FAIRBAT against the LBEs on one link beside k = 3 long-lived Reno flows."""
     rows, claims = fig2_runs(ctx, fig2_claims)
@@ -387,7 +388,8 @@ def table1_claims(t: pd.DataFrame) -> list:
 
 
 @reproduction("fairbat-table1", paper=PAPER, figure="Table I",
-              title="Normalized sample variance of the web flows' delays, k = 3 long-lived flows", sizes=FIG2_SIZES)
+              title="Normalized sample variance of the web flows' delays, k = 3 long-lived flows", sizes=FIG2_SIZES,
+              ablation=br.ABLATION)
 def table1(ctx: Context) -> Outcome:
     """Table I: the variance of the web flows' delays under each policy over vanilla's."""
     rows, claims = fig2_runs(ctx, table1_claims)
@@ -434,8 +436,8 @@ our interval: {cells} of {len(s)}; the entry agrees when the paper's orderings h
 
 # --------------------------------------------------------------------------------------------- Fig. 3
 
-FIG3_SIZES = _sizes((5, 8, 10, 30),
-                    dict(duration=30_000.0, warmup=10_000.0, axes={"k": (0, 1, 3), "ρ_b": (0.2, 0.6),
+FIG3_SIZES = _sizes((3, 4, 10, 30),
+                    dict(duration=30_000.0, warmup=15_000.0, axes={"k": (0, 1, 3), "ρ_b": (0.2, 0.6),
                                                                    "policies": ("vanilla", "fairbat")}, flow=(10, 1e6)),
                     dict(duration=80_000.0, warmup=20_000.0, axes={"k": (0, 1, 2, 3, 5), "ρ_b": (0.2, 0.4, 0.6),
                                                                    "policies": ("vanilla", "fairbat")}, flow=(20, 1e7)))
@@ -477,7 +479,7 @@ def fig3_flow_claims(t: pd.DataFrame) -> list:
 
 @reproduction("fairbat-fig3", paper=PAPER, figure="Fig. 3",
               title="FAIRBAT's web-delay improvement against the number k of long-lived flows and ρ_b",
-              sizes=FIG3_SIZES)
+              sizes=FIG3_SIZES, ablation=br.ABLATION)
 def fig3(ctx: Context) -> Outcome:
     """Fig. 3: FAIRBAT's improvement over vanilla beside ρ_b/((1−ρ_s)(k+1))."""
     ks, loads = ctx.size.axis("k"), ctx.size.axis("ρ_b")
@@ -545,10 +547,10 @@ FIG5_BACKGROUND = 0.2
 FIG5_UNSTABLE = 1 - math.sqrt(FIG5_BACKGROUND)
 #: Flow level: how close the ideal LBE's carried fraction must come to min(1, (1−ρ_s)²/ρ_b).
 FIG5_CARRIED_TOLERANCE = 0.03
-FIG5_SIZES = _sizes((5, 8, 10, 30),
-                    dict(duration=20_000.0, warmup=6_000.0, axes={"ρ_s": (0.3, 0.55, 0.7), "policies": FIG1_POLICIES},
+FIG5_SIZES = _sizes((3, 4, 10, 30),
+                    dict(duration=30_000.0, warmup=15_000.0, axes={"ρ_s": (0.3, 0.55, 0.7), "policies": FIG1_POLICIES},
                          flow=(10, 2e5)),
-                    dict(duration=60_000.0, warmup=15_000.0, axes={"ρ_s": (0.3, 0.4, 0.5, 0.55, 0.6, 0.7),
+                    dict(duration=80_000.0, warmup=20_000.0, axes={"ρ_s": (0.3, 0.4, 0.5, 0.55, 0.6, 0.7),
                                                                    "policies": FIG1_POLICIES}, flow=(20, 2e6)))
 
 
@@ -588,7 +590,8 @@ def fig5_flow_claims(t: pd.DataFrame) -> list:
 
 
 @reproduction("fairbat-fig5", paper=PAPER, figure="Fig. 5 (a, b)",
-              title="Two links, background 0.2 across both, web load 0.3-0.7 on each", sizes=FIG5_SIZES)
+              title="Two links, background 0.2 across both, web load 0.3-0.7 on each", sizes=FIG5_SIZES,
+              ablation=br.ABLATION)
 def fig5(ctx: Context) -> Outcome:
     """Fig. 5: FAIRBAT and the LBEs over two links, below and beyond eq. (1)'s stability limit."""
     loads = ctx.size.axis("ρ_s")
@@ -634,7 +637,7 @@ closed form."""
 #: at their defaults in ``cclab-control``).
 SENSITIVITY: dict[str, list[tuple[str, tuple]]] = {
     "fairbat": [("period", (60.0, 240.0)), ("tau", (50.0, 300.0)), ("gain_start", (0.02, 0.1)),
-                ("gain_end", (5e-5, 1e-3)), ("trend", (0.0, 0.3, 1.0)), ("measure", ("sample",)),
+                ("gain_end", (2e-4, 5e-3)), ("trend", (0.0, 0.3, 1.0)), ("measure", ("sample",)),
                 ("gain_scale", ("none",)), ("gain_schedule", ("harmonic",))],
     "rate_tracking": [("period", (60.0, 240.0)), ("ewma", (0.02, 0.2)), ("rate_ewma", (0.05, 1.0)),
                       ("step_end", (0.01, 0.1)), ("tau", (0.0, 50.0)), ("drain", (3.0, 30.0))],
@@ -643,7 +646,7 @@ SENSITIVITY: dict[str, list[tuple[str, tuple]]] = {
 #: tracking's, each against the value before issue 25 (each variant costs a set of packet runs).
 SENSITIVITY_PACKET = {
     "fairbat": [("gain_scale", ("none",)), ("gain_schedule", ("harmonic",)), ("trend", (0.0, 0.3)),
-                ("gain_start", (0.02,))],
+                ("gain_start", (0.02,)), ("gain_end", (2e-4,))],
     "rate_tracking": [("tau", (0.0,)), ("rate_ewma", (0.05,)), ("step_end", (0.3,))],
 }
 SENSITIVITY_SIZES = Sizes(
