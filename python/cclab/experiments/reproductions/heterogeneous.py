@@ -138,6 +138,41 @@ EXP1_TOL = 1e-3
 TRANSIENT = 400.0
 
 
+def _settled_fast_timescale(net, opt, p0, ax, eax, rows: list):
+    """Algorithm 2 with T = 200 (the fast timescale settled) below and above the local
+    limit on κ, drawn on ``ax`` (p1) and ``eax`` (distance to the optimum); its rows are
+    appended to ``rows``. Returns the final errors by κ, the limit and the eigenvalues
+    of the slow map's Jacobian."""
+    # Local convergence of the slow map when the fast timescale settles (T large): one round is
+    # (1 - kappa) I + kappa G'(mu*), so kappa must stay below 2 / (1 - min Re eig G').
+    eig = np.linalg.eigvals(slow_map_jacobian(net))
+    lam_min = float(np.min(eig.real))
+    kappa_max = 2.0 / (1.0 - lam_min) if lam_min < -1 else 1.0
+    settled = {}
+    for kap in (0.5, round(0.9 * kappa_max, 3)):
+        r = two_timescale(net, kappa=kap, T=200.0, steps=30, p0=p0, dt=0.1,
+                          record_every=20)
+        err = np.abs(r.p_slow - opt.p).max(axis=1)
+        settled[kap] = err[-1]
+        j = len(settled) - 1
+        ax.plot(r.t, r.p[:, 0], **series(j, marker=False), label=f"ours, T = 200, kappa = {kap}")
+        eax.plot(r.t, np.abs(r.p - opt.p).max(axis=1), **series(j, marker=False), label=f"kappa = {kap}")
+        for k in range(len(r.t_slow)):
+            rows.append({"case": "Case 1, T = 200 (settled fast timescale)", "kappa": kap, "t": r.t_slow[k],
+                         "p1": r.p_slow[k, 0], "p2": r.p_slow[k, 1], "p3": r.p_slow[k, 2],
+                         **{f"mu{i}": v for i, v in enumerate(r.mu[k])}, "err_to_opt": err[k]})
+    ax.axhline(opt.p[0], color="tab:green", ls="--", lw=1, label=f"ours: NUM optimum p1* = {opt.p[0]:.3f}")
+    ax.set_title(f"ours: T = 200, kappa limit 2/(1 + {-lam_min:.2f}) = {kappa_max:.3f}", fontsize=10)
+    ax.set_xlabel("time (mu updated every T = 200)")
+    legend(ax, "upper left")
+    log_axis(eax, "y")
+    eax.axhline(EXP1_TOL, color="k", lw=0.8, ls=":")
+    eax.set_xlabel("time (whole run)")
+    eax.set_title("T = 200: kappa above the limit oscillates, below it converges", fontsize=9)
+    legend(eax, "lower left")
+    return settled, kappa_max, eig
+
+
 @reproduction("hetero-exp1-two-timescale", paper=PAPER, figure="Figs. 12-13",
               title="Algorithm 2 on Experiment 1 reaches the unique NUM optimum",
               sizes=Sizes(Size(extra={"rounds": 60, "dt": 0.05}), Size(extra={"rounds": 100, "dt": 0.02})))
@@ -146,8 +181,7 @@ def exp1_two_timescale(ctx: Context) -> Outcome:
     plt = pyplot()
     net = experiment1_network()
     opt = num_optimum(net)
-    steps = int(ctx.size.extra["rounds"])
-    dt = float(ctx.size.extra["dt"])
+    steps, dt = int(ctx.size.extra["rounds"]), float(ctx.size.extra["dt"])
     kappas = (1.0, 0.5, 0.2)
     cases = {"Case 1 (Fig. 12)": np.array([0.3, 0.3, 0.3]), "Case 2 (Fig. 13)": np.array([0.1, 0.3, 0.1])}
     fig, grid = plt.subplots(2, 3, figsize=(16, 8.2))
@@ -186,33 +220,7 @@ def exp1_two_timescale(ctx: Context) -> Outcome:
     eaxes[0].set_ylabel("max_l |p_l(t) − p_l*| (log scale)")
     axes[1].sharey(axes[0])
 
-    # Local convergence of the slow map when the fast timescale settles (T large): one round is
-    # (1 - kappa) I + kappa G'(mu*), so kappa must stay below 2 / (1 - min Re eig G').
-    eig = np.linalg.eigvals(slow_map_jacobian(net))
-    lam_min = float(np.min(eig.real))
-    kappa_max = 2.0 / (1.0 - lam_min) if lam_min < -1 else 1.0
-    settled = {}
-    for kap in (0.5, round(0.9 * kappa_max, 3)):
-        r = two_timescale(net, kappa=kap, T=200.0, steps=30, p0=cases["Case 1 (Fig. 12)"], dt=0.1,
-                          record_every=20)
-        err = np.abs(r.p_slow - opt.p).max(axis=1)
-        settled[kap] = err[-1]
-        j = len(settled) - 1
-        axes[2].plot(r.t, r.p[:, 0], **series(j, marker=False), label=f"ours, T = 200, kappa = {kap}")
-        eaxes[2].plot(r.t, np.abs(r.p - opt.p).max(axis=1), **series(j, marker=False), label=f"kappa = {kap}")
-        for k in range(len(r.t_slow)):
-            rows.append({"case": "Case 1, T = 200 (settled fast timescale)", "kappa": kap, "t": r.t_slow[k],
-                         "p1": r.p_slow[k, 0], "p2": r.p_slow[k, 1], "p3": r.p_slow[k, 2],
-                         **{f"mu{i}": v for i, v in enumerate(r.mu[k])}, "err_to_opt": err[k]})
-    axes[2].axhline(opt.p[0], color="tab:green", ls="--", lw=1, label=f"ours: NUM optimum p1* = {opt.p[0]:.3f}")
-    axes[2].set_title(f"ours: T = 200, kappa limit 2/(1 + {-lam_min:.2f}) = {kappa_max:.3f}", fontsize=10)
-    axes[2].set_xlabel("time (mu updated every T = 200)")
-    legend(axes[2], "upper left")
-    log_axis(eaxes[2], "y")
-    eaxes[2].axhline(EXP1_TOL, color="k", lw=0.8, ls=":")
-    eaxes[2].set_xlabel("time (whole run)")
-    eaxes[2].set_title("T = 200: kappa above the limit oscillates, below it converges", fontsize=9)
-    legend(eaxes[2], "lower left")
+    settled, kappa_max, eig = _settled_fast_timescale(net, opt, cases["Case 1 (Fig. 12)"], axes[2], eaxes[2], rows)
     fig.tight_layout()
     df = pd.DataFrame(rows)
     worst = float(np.max(final_err))
@@ -235,7 +243,7 @@ After the first round (t = 20) the two starts sit near different equilibria of t
 
 Step-size limit (not in the paper). Linearising the slow map at its fixed point gives
 G'(mu*) with eigenvalues {np.round(np.sort(eig.real), 3).tolist()} (slow_map_jacobian). When the fast
-dynamics settle within a round, Algorithm 2 converges locally only for kappa < 2/(1 + {-lam_min:.3f}) =
+dynamics settle within a round, Algorithm 2 converges locally only for kappa < 2/(1 + {-float(np.min(eig.real)):.3f}) =
 {kappa_max:.3f}. With T = 200 (settled): kappa = 0.5 ends {settled[0.5]:.2g} from p*, kappa =
 {round(0.9 * kappa_max, 3)} ends {settled[round(0.9 * kappa_max, 3)]:.2g} from p* (third panel). With the
 paper's T = 20 the fast dynamics have not settled when mu moves, which damps the slow map, and
@@ -263,13 +271,41 @@ def _first_time_within(err: np.ndarray, t: np.ndarray, tol: float) -> np.ndarray
     return np.where(bad[:, -1], np.nan, out)
 
 
+def _exp2_figure(net, opt, p0, df, n: int, kappa: float, T: float, dt: float, seed: int):
+    """Fig. 14: a typical network's five link prices for each update probability, and the
+    fraction of trials within the tolerance against time."""
+    typical = net
+    fig, axes = pyplot().subplots(1, 2, figsize=(12, 4.4))
+    styles = {1.0: "-", 0.5: "--", 0.2: ":"}
+    for prob in EXP2_PROBS:
+        r = two_timescale(typical, kappa=kappa, T=T, steps=160, asynchronous=None if prob == 1.0 else prob,
+                          p0=p0, dt=dt, seed=seed + 7, record_every=5)
+        for l in range(typical.L):
+            axes[0].plot(r.t, r.p[:, l], styles[prob], color=f"C{l}", lw=1,
+                         label=f"update probability {prob}" if l == 0 else None)
+    for l in range(typical.L):
+        axes[0].axhline(opt.p[l], color=f"C{l}", lw=0.5, alpha=0.6)
+    axes[0].set_xlabel("time (mu may update every 5)")
+    axes[0].set_ylabel("link prices p_l(t) (thin lines: NUM optimum)")
+    axes[0].set_title("ours: a typical trial (five links)")
+    axes[0].legend(fontsize=7)
+    for prob in EXP2_PROBS:
+        t = np.sort(df[(df.probability == prob)]["time_within_1e-3"].dropna().to_numpy())
+        axes[1].step(t, np.arange(1, len(t) + 1) / n, where="post", label=f"ours, probability {prob}")
+    axes[1].axhline(1.0, color="k", ls=":", lw=1, label="paper: all 1000 trials converge [Sec. VI-B text]")
+    axes[1].set_xlabel(f"time until within {EXP2_TOL:g} of the NUM optimum")
+    axes[1].set_ylabel("fraction of trials")
+    axes[1].set_title(f"ours: {n} random trials")
+    axes[1].legend(fontsize=7, loc="lower right")
+    return fig
+
+
 @reproduction("hetero-exp2-async", paper=PAPER, figure="Fig. 14",
               title="Algorithm 2 with asynchronous updates on random 5-link, 15-flow networks",
               sizes=Sizes(Size(axes={"update probability": EXP2_PROBS}, extra={"trials": 100}),
                           Size(axes={"update probability": EXP2_PROBS}, extra={"trials": 1000})))
 def exp2_async(ctx: Context) -> Outcome:
     """Experiment 2: random networks, asynchronous mu updates every 5 time units."""
-    plt = pyplot()
     n = int(ctx.size.extra["trials"])
     rounds, T, kappa, dt = 600, 5.0, 0.5, 0.1
     rng = np.random.default_rng(ctx.seed)
@@ -294,30 +330,7 @@ def exp2_async(ctx: Context) -> Outcome:
                          "num_kkt_residual": opts[k].kkt_residual})
     df = pd.DataFrame(rows)
 
-    # Fig. 14: one typical network, its five link prices for each probability
-    typical = nets[0]
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
-    styles = {1.0: "-", 0.5: "--", 0.2: ":"}
-    for prob in EXP2_PROBS:
-        r = two_timescale(typical, kappa=kappa, T=T, steps=160, asynchronous=None if prob == 1.0 else prob,
-                          p0=p0[0], dt=dt, seed=ctx.seed + 7, record_every=5)
-        for l in range(typical.L):
-            axes[0].plot(r.t, r.p[:, l], styles[prob], color=f"C{l}", lw=1,
-                         label=f"update probability {prob}" if l == 0 else None)
-    for l in range(typical.L):
-        axes[0].axhline(opts[0].p[l], color=f"C{l}", lw=0.5, alpha=0.6)
-    axes[0].set_xlabel("time (mu may update every 5)")
-    axes[0].set_ylabel("link prices p_l(t) (thin lines: NUM optimum)")
-    axes[0].set_title("ours: a typical trial (five links)")
-    axes[0].legend(fontsize=7)
-    for prob in EXP2_PROBS:
-        t = np.sort(df[(df.probability == prob)]["time_within_1e-3"].dropna().to_numpy())
-        axes[1].step(t, np.arange(1, len(t) + 1) / n, where="post", label=f"ours, probability {prob}")
-    axes[1].axhline(1.0, color="k", ls=":", lw=1, label="paper: all 1000 trials converge [Sec. VI-B text]")
-    axes[1].set_xlabel(f"time until within {EXP2_TOL:g} of the NUM optimum")
-    axes[1].set_ylabel("fraction of trials")
-    axes[1].set_title(f"ours: {n} random trials")
-    axes[1].legend(fontsize=7, loc="lower right")
+    fig = _exp2_figure(nets[0], opts[0], p0[0], df, n, kappa, T, dt, ctx.seed)
 
     summary = df.groupby("probability").agg(converged=("converged", "sum"),
                                             median_time=("time_within_1e-3", "median"),

@@ -738,21 +738,15 @@ def _weighted_slope(s: pd.DataFrame) -> tuple[float, float]:
     return float(coef[0]), float(math.sqrt(cov[0, 0]))
 
 
-@reproduction("lowerbounds-sqrt-n-beyond", paper=PAPER, figure="beyond Figs. 7 and 10",
-              title="Top-1% queue and loss for N = 100 ... 1,000,000 (U = 1)",
-              sizes=_sizes({"N on points": 9, "queue: packets (runs) per point": (2_000_000, 10),
-                            "loss: packets (runs) per point": (1_000_000, 2)},
-                           {"N on points": 16, "queue: packets (runs) per point": (20_000_000, 50),
-                            "loss: packets (runs) per point": (5_000_000, 4)}))
-def sqrt_n_beyond(ctx: Context) -> Outcome:
-    """Where the sqrt(N) law holds and what loss does beyond 5,000 flows, up to 10^6."""
-    plt = pyplot()
+def _sqrt_n_rows(ctx: Context, ns) -> pd.DataFrame:
+    """One row per (distribution, N): the top-1% queue pooled and per run (the exact
+    method's smooth queue), the bounds of eqs. 19 and 22, eq. 16 solved, and the loss
+    with buffers of 10 and 20 packets."""
     # The top-1% queue of one run is a random multiple of sqrt(N) (one random arrival path),
     # so large N still needs many runs; a run's loss averages over all its N packets and
     # needs few.
     q_budget, q_min_runs = ctx.size.extra["queue: packets (runs) per point"]
     l_budget, l_min_runs = ctx.size.extra["loss: packets (runs) per point"]
-    ns = np.unique(np.round(np.geomspace(100, 1_000_000, int(ctx.size.extra["N on points"]))).astype(int))
     rows = []
     for d, k in MAIN:
         for n in ns:
@@ -777,8 +771,13 @@ def sqrt_n_beyond(ctx: Context) -> Outcome:
                 row[f"loss_b{b}_stderr"] = sl.stderr
                 row[f"periods_b{b}"] = int(sl.periods.max())
             rows.append(row)
-    df = pd.DataFrame(rows)
-    fig, axes = plt.subplots(2, 2, figsize=(13, 8.6))
+    return pd.DataFrame(rows)
+
+
+def _sqrt_n_queue_panels(df: pd.DataFrame, axes) -> tuple[dict, dict, dict, dict]:
+    """The top-1% queue over sqrt(N) beside its bounds, one panel per distribution; the
+    slopes fitted (N >= 1,000 and >= 10,000; the paper's range), whether the per-run queue
+    stays below Q_max and at how many N the pooled one reaches Q_min."""
     slopes, local, below_max, above_min = {}, {}, {}, {}
     for j, (ax, (d, k)) in enumerate(zip(axes.flat, MAIN)):
         s = df[df.dist == d]
@@ -803,8 +802,11 @@ def sqrt_n_beyond(ctx: Context) -> Outcome:
         local[d] = _weighted_slope(s[s.n <= 5000])
         below_max[d] = bool((s.top1_per_run_mean < s.q_max).all())
         above_min[d] = int((s.top1_queue >= s.q_min).sum())
-    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
-    ax = axes[1, 1]
+    return slopes, local, below_max, above_min
+
+
+def _sqrt_n_loss_panel(df: pd.DataFrame, ax) -> None:
+    """Loss with buffers of 10 and 20 packets against N."""
     for j, (d, k) in enumerate(MAIN):
         s = df[df.dist == d]
         for b, ls in ((10, "-"), (20, "--")):
@@ -818,7 +820,10 @@ def sqrt_n_beyond(ctx: Context) -> Outcome:
     ax.set_ylim(0, 100 * df[["loss_b10", "loss_b20"]].max().max() * 1.35)  # room for the legend
     ax.set_title("loss with small buffers (paper, section VI: bounded regardless of N)")
     legend(ax, "upper right", ncol=2)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+
+
+def _sqrt_n_loss_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Small-buffer loss near N = 5,000, at 10^6 and its largest, per distribution and buffer."""
     loss_tab = []
     for d, _ in MAIN:
         s = df[df.dist == d].set_index("n")
@@ -828,16 +833,14 @@ def sqrt_n_beyond(ctx: Context) -> Outcome:
                              "loss at N=10^6 (%)": 100 * s.loc[1_000_000, f"loss_b{b}"],
                              "largest over N (%)": 100 * s[f"loss_b{b}"].max(),
                              "at N": int(s[f"loss_b{b}"].idxmax())})
-    lt = pd.DataFrame(loss_tab)
-    # Theorem 1 checked where the CLT of section IV applies quickly (Uniform, Exponential):
-    # slope 1/2 within 0.05 or 2 standard errors of the fit, whichever is larger.
-    sqrt_ok = all(abs(v[0] - 0.5) <= max(0.05, 2 * v[1]) for (d, key), v in slopes.items()
-                  if d != "pareto") and below_max["pareto"]
-    bounded = bool((lt["loss at N=10^6 (%)"] <= 1.1 * lt["loss near N=5,000 (%)"] + 0.05).all())
-    checks = {"Theorem 1: the sqrt(N) law holds up to N = 10^6 (slopes within their tolerance; Pareto below Q_max)":
-              sqrt_ok, "section VI's conjecture: small-buffer loss stays bounded up to N = 10^6": bounded}
+    return pd.DataFrame(loss_tab)
+
+
+def _sqrt_n_details(df: pd.DataFrame, ns, lt: pd.DataFrame, slopes: dict, local: dict, below_max: dict,
+                    above_min: dict) -> str:
+    """What Q_min is, what was run beyond the paper, the checks and their numbers."""
     ratio = df.groupby("dist").top1_per_run_over_sqrt_n.agg(["min", "max"])
-    details = (
+    return (
         "**What Q_min is.** Q_min = L_θ A_ψ sqrt(N) (eq. 19) is the paper's lower bound on the queue "
         "exceeded by the top θ = 1% of packets, where θ (eq. 16) is the probability, over the random flow "
         "arrivals and over the packet's position in the period, that a packet finds more than Q: it speaks "
@@ -875,6 +878,32 @@ def sqrt_n_beyond(ctx: Context) -> Outcome:
         + "\n- mean per-run top-1% queue / sqrt(N): " + ", ".join(
             f"{d} {r['min']:.2f}-{r['max']:.2f}" for d, r in ratio.iterrows())
         + "\n\nLoss with small buffers:\n\n" + _md_table(lt, "{:.3f}"))
+
+
+@reproduction("lowerbounds-sqrt-n-beyond", paper=PAPER, figure="beyond Figs. 7 and 10",
+              title="Top-1% queue and loss for N = 100 ... 1,000,000 (U = 1)",
+              sizes=_sizes({"N on points": 9, "queue: packets (runs) per point": (2_000_000, 10),
+                            "loss: packets (runs) per point": (1_000_000, 2)},
+                           {"N on points": 16, "queue: packets (runs) per point": (20_000_000, 50),
+                            "loss: packets (runs) per point": (5_000_000, 4)}))
+def sqrt_n_beyond(ctx: Context) -> Outcome:
+    """Where the sqrt(N) law holds and what loss does beyond 5,000 flows, up to 10^6."""
+    ns = np.unique(np.round(np.geomspace(100, 1_000_000, int(ctx.size.extra["N on points"]))).astype(int))
+    df = _sqrt_n_rows(ctx, ns)
+    fig, axes = pyplot().subplots(2, 2, figsize=(13, 8.6))
+    slopes, local, below_max, above_min = _sqrt_n_queue_panels(df, axes)
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
+    _sqrt_n_loss_panel(df, axes[1, 1])
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    lt = _sqrt_n_loss_table(df)
+    # Theorem 1 checked where the CLT of section IV applies quickly (Uniform, Exponential):
+    # slope 1/2 within 0.05 or 2 standard errors of the fit, whichever is larger.
+    sqrt_ok = all(abs(v[0] - 0.5) <= max(0.05, 2 * v[1]) for (d, key), v in slopes.items()
+                  if d != "pareto") and below_max["pareto"]
+    bounded = bool((lt["loss at N=10^6 (%)"] <= 1.1 * lt["loss near N=5,000 (%)"] + 0.05).all())
+    checks = {"Theorem 1: the sqrt(N) law holds up to N = 10^6 (slopes within their tolerance; Pareto below Q_max)":
+              sqrt_ok, "section VI's conjecture: small-buffer loss stays bounded up to N = 10^6": bounded}
+    details = _sqrt_n_details(df, ns, lt, slopes, local, below_max, above_min)
     return _finish(df, fig, checks, details,
                    "slopes N >= 10^3: " + ", ".join(f"{d} {v[0]:.2f}" for (d, key), v in slopes.items()
                                                    if key == "N >= 1,000")
