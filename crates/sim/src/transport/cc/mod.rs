@@ -66,6 +66,14 @@ pub struct Ack {
     /// Forward one-way delay of the data segment whose arrival triggered this ACK
     /// (receiver's arrival time minus sender's send time, as LEDBAT and TCP-LP measure it).
     pub one_way_delay: Option<SimTime>,
+    /// The timestamp the ACK echoes (RFC 7323's TSecr: the send time of the
+    /// segment that triggered it), only when the connection uses timestamps
+    /// (`tcp.timestamps`); for controllers that run a stack's own timestamp
+    /// arithmetic (TCP-LP's `ns2` variant).
+    pub ts_echo: Option<SimTime>,
+    /// The ACK answers a retransmitted segment (the echo dates a retransmission),
+    /// so which transmission it measures is ambiguous (Karn's rule).
+    pub echoes_retransmission: bool,
     /// The ACK carries ECN-Echo: a segment was marked Congestion Experienced (RFC 3168).
     pub ece: bool,
     /// CE-marked data segments this ACK newly reports (the receiver's count, as
