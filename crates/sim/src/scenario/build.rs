@@ -182,7 +182,7 @@ fn read_nodes_and_links(top: &mut Table) -> Result<Names> {
         let delay = t.req::<Duration>("delay", "the link's propagation delay, e.g. \"25ms\"")?.0;
         let queue = match t.table("queue")? {
             Some(mut q) => {
-                let queue = Queue::read(&mut q, rate_bps)?;
+                let queue = Queue::read(&mut q, rate_bps, delay)?;
                 q.finish("a queue")?;
                 queue
             }
