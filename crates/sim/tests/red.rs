@@ -203,7 +203,7 @@ fn red_of(v: &Value) -> Red {
 
 #[test]
 fn automatic_settings_are_ns2s() {
-    // ns-2.35's Queue/RED defaults on 10 Mb/s, 50 ms (red.cc:189-212, 262-276):
+    // ns-2.35's Queue/RED defaults on 10 Mb/s, 50 ms (red.cc:189-210, 280-292):
     // ptc = 10^7 / (8 · 500) = 2500; min_th = max(5, 0.005 · 2500 / 2) = 6.25
     // typical packets, in bytes (queue_in_bytes_): 3125, max_th 9375; the weight
     // 1 − exp(−1 / (10 · 3 · (0.05 + 1/2500) · 2500)) = 1 − exp(−1/3780).

@@ -127,13 +127,13 @@ fn its_parameters_come_from_the_scenario_and_the_canonical_form() {
 }
 
 /// Long-lived ns-2 Vegas flows (`variant = "ns2"`) sharing a 10 Mb/s, 10 ms link
-/// with a buffer of 100 packets, flow i starting at `starts[i]` over an access
+/// with ns-2's queue-limit 100 (99 packets waiting), flow i starting at `starts[i]` over an access
 /// link of 100 Mb/s and `delays[i]` ms; the packets each delivers in 200 s. ns-2's
 /// Agent/TCP/Vegas sends `packetSize_` bytes with no header (its `output()` adds
 /// none): `mss = 1000`, `header = 0`; one packet until the first is acknowledged
 /// (`delay_growth_`), no SYN.
 fn ns2_vegas(starts: &[f64], delays: &[f64]) -> Vec<u64> {
-    let mut links = vec![json!({"name": "bn", "from": "r", "to": "d", "rate": "10Mbps", "delay": "10ms", "queue": {"limit": "100pkts"}})];
+    let mut links = vec![json!({"name": "bn", "from": "r", "to": "d", "rate": "10Mbps", "delay": "10ms", "queue": {"limit": "99pkts"}})];
     let mut traffic = vec![];
     for (i, (start, delay)) in starts.iter().zip(delays).enumerate() {
         links.push(json!({"name": format!("a{i}"), "from": format!("s{i}"), "to": "r", "rate": "100Mbps", "delay": format!("{delay}ms"),
@@ -150,8 +150,8 @@ fn ns2_vegas(starts: &[f64], delays: &[f64]) -> Vec<u64> {
 
 #[test]
 fn ns2_variant_shares_as_ns2s_vegas() {
-    // ns-2.35 (`$tcp set ack_` at 200 s; the Tcl in docs/validation.md, "against
-    // ns-2.35"): a second flow 20 s after the first, both 5 ms from the router, and
+    // ns-2.35 (`$tcp set ack_` at 200 s, with the Tcl `bench/ns2/modules.py`
+    // writes for its vegas section): a second flow 20 s after the first, both 5 ms from the router, and
     // three flows at 5, 20 and 45 ms. Packet for packet the same windows (the
     // second flow's slow start ends at 24 − 24/8 = 21, the first comes down to
     // 23.5 packets), so the counts agree to the packets in flight at the end.

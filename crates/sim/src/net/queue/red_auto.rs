@@ -12,14 +12,14 @@ use crate::engine::SimTime;
 /// queue this delay makes.
 const TARGET_DELAY_S: f64 = 0.005;
 
-/// ns-2's smallest automatic min_th, in typical packets (red.cc:206).
+/// ns-2's smallest automatic min_th, in typical packets (red.cc:202).
 const MIN_TH_PACKETS: f64 = 5.0;
 
-/// ns-2's shortest assumed round trip (red.cc:192).
+/// ns-2's shortest assumed round trip (red.cc:192-193).
 const MIN_RTT_S: f64 = 0.1;
 
 /// `ptc`, the "packet time constant": typical packets of `mean_packet_bytes` the
-/// link sends per second (red.cc:262, `bandwidth / (8 · mean_pktsize)`).
+/// link sends per second (red.cc:280, `bandwidth / (8 · mean_pktsize)`).
 pub fn packet_rate(rate_bps: u64, mean_packet_bytes: u32) -> f64 {
     rate_bps as f64 / (8.0 * mean_packet_bytes as f64)
 }
@@ -33,14 +33,14 @@ pub fn weight(rate_bps: u64, delay: SimTime, mean_packet_bytes: u32) -> f64 {
     1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
 }
 
-/// `thresh_ = 0` (red.cc:203-210): min_th is 5 typical packets, or half the queue
+/// `thresh_ = 0` (red.cc:201-208): min_th is 5 typical packets, or half the queue
 /// of `targetdelay_` if that is more, in typical packets.
 pub fn min_th_packets(rate_bps: u64, mean_packet_bytes: u32) -> f64 {
     let target_queue = TARGET_DELAY_S * packet_rate(rate_bps, mean_packet_bytes);
     MIN_TH_PACKETS.max(target_queue / 2.0)
 }
 
-/// `maxthresh_ = 0` (red.cc:211-212): three times min_th.
+/// `maxthresh_ = 0` (red.cc:209-210): three times min_th.
 pub fn max_th(min_th: f64) -> f64 {
     3.0 * min_th
 }
