@@ -71,9 +71,10 @@ pub struct Ack {
     /// (`tcp.timestamps`); for controllers that run a stack's own timestamp
     /// arithmetic (TCP-LP's `ns2` variant).
     pub ts_echo: Option<SimTime>,
-    /// The ACK answers a retransmitted segment (the echo dates a retransmission),
-    /// so which transmission it measures is ambiguous (Karn's rule).
-    pub echoes_retransmission: bool,
+    /// The ACK newly acknowledges data that was sent more than once, so a sample
+    /// from it may time either transmission (Karn's rule; ns-2's Agent/TCP/Linux
+    /// takes no sample from such an ACK, `FLAG_UNSURE_TSTAMP`).
+    pub acks_retransmission: bool,
     /// The ACK carries ECN-Echo: a segment was marked Congestion Experienced (RFC 3168).
     pub ece: bool,
     /// CE-marked data segments this ACK newly reports (the receiver's count, as

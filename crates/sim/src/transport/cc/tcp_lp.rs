@@ -26,6 +26,7 @@
 //!   ns-2's clocks, timestamps, remote-HZ estimate, 64-bit types and the
 //!   agent's Reno growth in whole packets (see [`ns2`]).
 mod linux_reno;
+mod loss_state;
 mod ns2;
 
 use ns2::Ns2;

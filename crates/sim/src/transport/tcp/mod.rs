@@ -77,6 +77,9 @@ pub struct Tcp {
     /// The controller's own deadline.
     pub cc_timer: Timer,
     pub retransmits: u32,
+    /// The end of the highest segment ever retransmitted: an ACK that moves
+    /// `snd_una` from below it acknowledges retransmitted data.
+    retx_high: u64,
     pub timeouts: u32,
     /// The SYN-ACK has arrived (from the start without a handshake); no data before.
     pub established: bool,
@@ -122,6 +125,7 @@ impl Tcp {
             rto_timer: Timer::default(),
             cc_timer: Timer::default(),
             retransmits: 0,
+            retx_high: 0,
             timeouts: 0,
             established: !p.handshake,
             byte_counting: p.byte_counting,

@@ -18,6 +18,7 @@ impl Tcp {
         let mut flags = 0;
         if retx {
             self.retransmits += 1;
+            self.retx_high = self.retx_high.max(seq + len);
             flags |= RETX;
         } else {
             if self.cwr_pending {
@@ -151,7 +152,7 @@ impl Tcp {
             rtt: None,
             one_way_delay: Some(pkt.one_way_delay()),
             ts_echo: p.timestamps.then_some(pkt.ts),
-            echoes_retransmission: pkt.flags & RETX != 0,
+            acks_retransmission: pkt.seq > self.snd_una && self.snd_una < self.retx_high,
             ece: pkt.flags & ECE != 0,
             ce_marks,
             in_recovery: self.recovery.active,

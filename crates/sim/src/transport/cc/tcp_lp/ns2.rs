@@ -31,16 +31,19 @@
 //!   which grows without bound; at 334–500 it is TSval + the delay.
 //! * **Which ACKs.** `pkts_acked` runs on ACKs of new data only, with a delay
 //!   sample when the acknowledged segment has a recorded send time
-//!   (tcp-linux.cc:374-382): not when it was retransmitted (the scoreboard's
-//!   `FLAG_UNSURE_TSTAMP`), nor when it was sent at time 0.
+//!   (tcp-linux.cc:374-382): not when the ACK covers a retransmitted segment,
+//!   whichever copy it echoes (the scoreboard's `FLAG_UNSURE_TSTAMP`,
+//!   scoreboard1.cc:89), nor when it was sent at time 0.
 //! * **Growth.** `tcp_lp_cong_avoid` runs `tcp_reno_cong_avoid` outside the
 //!   inference time-out, with ns-2's byte counting ([`LinuxReno`]); the window
 //!   is whole packets; the reaction sets `snd_cwnd` to 1 packet or half.
 //! * **Congestion.** `tcp_reno_ssthresh`: max(snd_cwnd/2, 2) packets, from the
 //!   window (not the flight), on every loss and timeout (`enter_loss` holds
-//!   nothing on a repeated timeout), clearing the growth counters.
+//!   nothing on a repeated timeout), clearing the growth counters; the end of
+//!   the agent's Loss state raises the window to ssthresh ([`LossState`]).
 use super::super::{Ack, Congestion, Window};
 use super::linux_reno::LinuxReno;
+use super::loss_state::LossState;
 use crate::engine::SimTime;
 
 /// tcp_lp.c's state flags (`enum tcp_lp_state`).
@@ -86,6 +89,7 @@ pub struct Ns2 {
     last_drop: u64,
     inference: u64,
     growth: LinuxReno,
+    loss: LossState,
 }
 
 /// What `pr_debug` prints on every call of `tcp_lp_pkts_acked` (tcp_lp.c:295,
@@ -118,6 +122,7 @@ impl Ns2 {
             last_drop: 0,
             inference: 0,
             growth: LinuxReno::default(),
+            loss: LossState::default(),
         }
     }
 
@@ -214,9 +219,9 @@ impl Ns2 {
             None => (0, 0),
         };
         // `last`, the acknowledged segment's recorded send time, is invalid for an
-        // ACK of a retransmitted segment (FLAG_UNSURE_TSTAMP, scoreboard1.cc:82)
-        // and 0 (invalid too) for a segment sent at time 0.
-        if !ack.echoes_retransmission && ack.ts_echo != Some(SimTime::ZERO) {
+        // ACK that covers a retransmitted segment (FLAG_UNSURE_TSTAMP,
+        // scoreboard1.cc:89) and 0 (invalid too) for a segment sent at time 0.
+        if !ack.acks_retransmission && ack.ts_echo != Some(SimTime::ZERO) {
             self.sample(tsval, tsecr);
         }
         if now > tsecr {
@@ -258,11 +263,16 @@ impl Ns2 {
         if self.flag & LP_WITHIN_INF == 0 && !ack.in_recovery {
             self.growth.cong_avoid(w, ack.flight.div_ceil(w.mss));
         }
+        self.loss.on_ack(w, ack);
     }
 
-    /// `tcp_reno_ssthresh` on a loss or timeout, the counters cleared.
-    pub fn on_congestion(&mut self, w: &Window, _event: Congestion) -> u64 {
+    /// `tcp_reno_ssthresh` on a loss or timeout, the counters cleared; a timeout
+    /// enters the agent's Loss state.
+    pub fn on_congestion(&mut self, w: &Window, event: Congestion) -> u64 {
         self.growth.reset();
+        if let Congestion::Timeout { .. } = event {
+            self.loss.on_timeout();
+        }
         ((w.cwnd / w.mss) >> 1).max(2) * w.mss
     }
 }
@@ -411,6 +421,22 @@ mod tests {
         assert_eq!((l.owd_min, l.owd_max, l.sowd), (44, 88, 44));
         assert_eq!(c.inference(), 360);
         assert_eq!(c.last_drop, 124);
+    }
+
+    #[test]
+    fn after_a_timeout_the_ack_of_all_it_left_outstanding_raises_the_window_to_ssthresh() {
+        // Without timestamps (Reno): a timeout at cwnd 12 sets ssthresh to 6 packets;
+        // the machinery restarts from one. Packets 10..20 were out.
+        let mut lp = Ns2::new(15, 3);
+        let w = Window { cwnd: 12 * MSS, ssthresh: u64::MAX, mss: MSS };
+        let ssthresh = lp.on_congestion(&w, Congestion::Timeout { repeated: false });
+        let mut w = Window { cwnd: MSS, ssthresh, mss: MSS };
+        let ack_of = |una: u64, flight: u64, nxt: u64| Ack { snd_una: una * MSS, snd_nxt: nxt * MSS, ..ack(M, None, 0, flight) };
+        lp.on_ack(&mut w, &ack_of(11, 10, 12)); // slow start: 1 -> 2
+        assert_eq!(w.cwnd, 2 * MSS);
+        // The ACK of packet 19 reaches the point (20): cwnd = min(6, 1 in flight + 3) = 4.
+        lp.on_ack(&mut w, &ack_of(20, 9, 21));
+        assert_eq!(w.cwnd, 4 * MSS);
     }
 
     #[test]
