@@ -1,0 +1,217 @@
+//! Traces in whole simulations: they observe without changing the run, and what
+//! they record obeys the rules the engine implements (the window bounds what is
+//! in flight, no RTT is shorter than the path, the queue stays within its limit)
+//! and agrees with the run's own tables (drops, marks, transmissions, resends).
+mod common;
+
+use cclab_sim::metrics::trace::{Variable, FIXED_VARIABLES};
+use cclab_sim::metrics::{RunResult, Scalar};
+use serde_json::{json, Value};
+
+/// A dumbbell: a fast access link into a 10 Mbps, 10 ms bottleneck with a
+/// 40-packet drop-tail queue (RED marking in `ecn`), and back. Classes: two
+/// long NewReno flows (limited transmit), a long LEDBAT flow, a long SACK + PRR
+/// flow with timestamps, short NewReno flows, and a TFRC flow.
+fn scenario(trace: Option<Value>, ecn: bool) -> Value {
+    let queue = if ecn {
+        json!({"type": "red", "limit": "40pkts", "min_th": "5pkts", "max_th": "15pkts", "max_p": 0.1, "ecn": true})
+    } else {
+        json!({"limit": "40pkts"})
+    };
+    let mut doc = json!({
+        "duration": "20s",
+        "seed": 3,
+        "tcp": {"limited_transmit": true, "ecn": ecn},
+        "links": [
+            {"name": "access", "from": "s", "to": "r", "rate": "100Mbps", "delay": "1ms", "queue": {"limit": "10000pkts"}},
+            {"name": "bottleneck", "from": "r", "to": "d", "rate": "10Mbps", "delay": "10ms", "queue": queue},
+        ],
+        "traffic": [
+            {"name": "reno", "type": "long_lived", "src": "s", "dst": "d", "count": 2},
+            {"name": "ledbat", "type": "long_lived", "src": "s", "dst": "d", "protocol": "ledbat"},
+            {"name": "sack", "type": "long_lived", "src": "s", "dst": "d", "start": "2s",
+             "tcp": {"sack": true, "recovery": "prr", "timestamps": true, "limited_transmit": false}},
+            {"name": "short", "type": "poisson", "src": "s", "dst": "d", "load": 0.2, "size": {"dist": "exponential", "mean": "100KB"}},
+            {"name": "tfrc", "type": "long_lived", "src": "s", "dst": "d", "protocol": "tfrc"},
+        ],
+        "record": {"interval": "1s"},
+    });
+    if let Some(t) = trace {
+        doc["trace"] = t;
+    }
+    doc
+}
+
+fn all_traced() -> Value {
+    json!({"flows": [{}], "links": ["bottleneck", "access"], "pcap": ["bottleneck"]})
+}
+
+/// The tables of a run without the machine's own numbers (wall time, rates) and the traces.
+fn tables(r: &RunResult) -> String {
+    let summary: Vec<&(String, Scalar)> = r.summary.iter().filter(|(k, _)| !matches!(k.as_str(), "wall_time_s" | "events_per_s" | "wall_s_per_sim_s")).collect();
+    format!("{:?}\n{:?}\n{:?}\n{:?}\n{:?}", r.flows, r.links, r.series, r.arrivals, summary)
+}
+
+/// The two runs' tables are identical (compared whole; only a summary of the first difference is printed).
+fn same(a: &RunResult, b: &RunResult) {
+    let (x, y) = (tables(a), tables(b));
+    if x != y {
+        let at = x.bytes().zip(y.bytes()).position(|(p, q)| p != q).unwrap_or(x.len().min(y.len()));
+        panic!("the tables differ at byte {at}: {:?} against {:?}", &x[at.saturating_sub(80)..(at + 80).min(x.len())], &y[at.saturating_sub(80)..(at + 80).min(y.len())]);
+    }
+}
+
+#[test]
+fn tracing_changes_no_result() {
+    for ecn in [false, true] {
+        let plain = common::run(&scenario(None, ecn));
+        let traced = common::run(&scenario(Some(all_traced()), ecn));
+        assert!(traced.traces.rows() > 100_000, "the traces hold {} rows", traced.traces.rows());
+        assert_eq!(plain.traces.rows(), 0);
+        same(&plain, &traced);
+        // ... and the interval mode, and a tracer with nothing selected but a capture.
+        let every = common::run(&scenario(Some(json!({"flows": [{"class": "ledbat"}], "interval": "100ms"})), ecn));
+        same(&plain, &every);
+        let capture = common::run(&scenario(Some(json!({"pcap": ["access"]})), ecn));
+        same(&plain, &capture);
+    }
+}
+
+/// A flow's variable rows: (time, value) in order.
+fn series(r: &RunResult, flow: u32, var: Variable) -> Vec<(f64, f64)> {
+    let f = &r.traces.flows;
+    (0..f.len()).filter(|&i| f.entity[i] == flow && f.variable[i] == var as u16).map(|i| (f.time[i], f.value[i])).collect()
+}
+
+/// The latest value at or before `t` in `rows` (time-ordered).
+fn at(rows: &[(f64, f64)], t: f64) -> f64 {
+    let k = rows.partition_point(|r| r.0 <= t);
+    rows[k - 1].1
+}
+
+#[test]
+fn what_is_in_flight_never_exceeds_the_window() {
+    // RFC 5681 §2: a sender sends new data only while snd_nxt − snd_una stays
+    // within min(cwnd, rwnd); limited transmit (RFC 3042) allows 2 SMSS more;
+    // with SACK (RFC 6675) the sender sends while pipe + SMSS <= cwnd. The trace
+    // records the state after each call of the machinery (an ACK, a timer); a
+    // call sends new data with the window it found (limited transmit, before the
+    // ACK's ECN-Echo or loss reduces it) or the one it ends with (after growth).
+    // So after every "send" the recorded in-flight bytes are at most the larger
+    // of the windows before and after the call (+ 2 SMSS with limited transmit).
+    for ecn in [false, true] {
+        let r = common::run(&scenario(Some(all_traced()), ecn));
+        let p = &r.traces.packets;
+        let mut checked = 0;
+        for (flow, class) in r.flows.id.iter().zip(&r.flows.class) {
+            let name = &r.class_names[*class as usize];
+            if name == "tfrc" {
+                continue;
+            }
+            let allowance = if name == "sack" { 0.0 } else { 2.0 * 1460.0 };
+            let cwnd = series(&r, *flow, Variable::Cwnd);
+            let flight = series(&r, *flow, Variable::InFlight);
+            for i in (0..p.len()).filter(|&i| p.flow[i] == *flow && p.event[i] == 0) {
+                let t = p.time[i];
+                let k = cwnd.partition_point(|r| r.0 < t);
+                let window = at(&cwnd, t).max(if k > 0 { cwnd[k - 1].1 } else { 0.0 });
+                assert!(at(&flight, t) <= window + allowance, "flow {flow} ({name}) at {t}: {} in flight, cwnd {window}", at(&flight, t));
+                checked += 1;
+            }
+        }
+        assert!(checked > 10_000, "{checked} sends checked");
+    }
+}
+
+#[test]
+fn no_rtt_is_shorter_than_the_path() {
+    // The shortest round trip: both links' propagation delays both ways, the
+    // smallest data segment (header + 1 byte) serialized on both links, and the
+    // ACK (header, with timestamps 12 bytes more) on both. Every sample is at
+    // least that, and SRTT, a weighted mean of samples (RFC 6298), too.
+    let r = common::run(&scenario(Some(all_traced()), false));
+    let tx = |bytes: f64| bytes * 8.0 / 100e6 + bytes * 8.0 / 10e6;
+    let mut checked = 0;
+    for (flow, class) in r.flows.id.iter().zip(&r.flows.class) {
+        let name = &r.class_names[*class as usize];
+        if name == "tfrc" {
+            continue;
+        }
+        let header = if name == "sack" { 52.0 } else { 40.0 };
+        let base = 2.0 * (0.001 + 0.010) + tx(header + 1.0) + tx(header);
+        for var in [Variable::Srtt, Variable::RttSample] {
+            for (t, x) in series(&r, *flow, var) {
+                assert!(x >= base * (1.0 - 1e-12), "flow {flow} at {t}: {} {x} below the path's {base}", FIXED_VARIABLES[var as usize]);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 5_000, "{checked} samples checked");
+}
+
+#[test]
+fn the_links_trace_agrees_with_the_links_table() {
+    for ecn in [false, true] {
+        let r = common::run(&scenario(Some(all_traced()), ecn));
+        let t = &r.traces.links;
+        for (li, row) in r.links.iter().enumerate() {
+            let rows: Vec<usize> = (0..t.len()).filter(|&i| t.link[i] == li as u32).collect();
+            if row.name != "bottleneck" && row.name != "access" {
+                assert!(rows.is_empty());
+                continue;
+            }
+            let count = |e: u8| rows.iter().filter(|&&i| t.event[i] == e).count() as u64;
+            // Events 0..3: enqueue, mark, drop, dequeue. No warm-up: the table covers the whole run.
+            assert_eq!(count(2), row.drops, "{}", row.name);
+            assert_eq!(count(1), row.marks, "{}", row.name);
+            // Transmissions that started: those sent at once, and every departure from the queue.
+            let at_once = rows.iter().filter(|&&i| t.event[i] < 2 && t.wait[i] == 0.0).count() as u64;
+            assert_eq!(at_once + count(3), row.packets_sent, "{}", row.name);
+            // The queue never exceeds the limit, and its largest value is the table's peak.
+            let peak = rows.iter().map(|&i| t.queue_packets[i]).max().unwrap();
+            assert_eq!(peak, row.peak_queue_packets, "{}", row.name);
+            assert!(peak <= row.limit_packets.unwrap());
+            assert!(rows.windows(2).all(|w| t.time[w[0]] <= t.time[w[1]]), "time-ordered");
+        }
+        assert!(r.links[2].drops + r.links[2].marks > 50, "the bottleneck drops or marks: {}", r.links[2].drops);
+    }
+}
+
+#[test]
+fn the_packets_trace_agrees_with_the_flows_table() {
+    // Every resend the sender counted is a "retransmit" (or a resent SYN), every
+    // drop of the flow's data on either link is in the links trace too.
+    let r = common::run(&scenario(Some(all_traced()), false));
+    let p = &r.traces.packets;
+    let l = &r.traces.links;
+    let mut total = 0;
+    for (k, flow) in r.flows.id.iter().enumerate() {
+        let n = |e: u8| (0..p.len()).filter(|&i| p.flow[i] == *flow && p.event[i] == e).count() as u32;
+        if r.class_names[r.flows.class[k] as usize] != "tfrc" {
+            assert_eq!(n(1), r.flows.retransmissions[k], "flow {flow}");
+        }
+        let link_drops = (0..l.len()).filter(|&i| l.flow[i] == *flow && l.event[i] == 2).count() as u32;
+        assert_eq!(n(4) + n(5), link_drops, "flow {flow}");
+        total += n(1);
+    }
+    assert!(total > 20, "{total} resends");
+    // LEDBAT reports its delays; TFRC its rate and loss event rate.
+    let names = &r.traces.flows.names;
+    for v in ["ledbat.queuing_delay_s", "ledbat.base_delay_s", "tfrc.x_bps", "tfrc.p", "rate_bps"] {
+        assert!(names.iter().any(|n| n == v), "{v} in {names:?}");
+    }
+}
+
+#[test]
+fn selectors_pick_the_flows_they_name() {
+    let trace = json!({"flows": [{"class": "short", "first": 3}, {"ids": [1]}, {"class": "short", "min_size": "400KB"}]});
+    let r = common::run(&scenario(Some(trace), false));
+    let traced: std::collections::BTreeSet<u32> = r.traces.flows.entity.iter().copied().collect();
+    let short: Vec<(u32, f64)> = (0..r.flows.id.len()).filter(|&i| r.class_names[r.flows.class[i] as usize] == "short").map(|i| (r.flows.id[i], r.flows.size[i])).collect();
+    let mut want: std::collections::BTreeSet<u32> = short.iter().take(3).map(|s| s.0).collect();
+    want.insert(1);
+    want.extend(short.iter().filter(|s| s.1 >= 400e3).map(|s| s.0));
+    assert!(want.len() > 5);
+    assert_eq!(traced, want);
+}
+
