@@ -215,3 +215,33 @@ fn selectors_pick_the_flows_they_name() {
     assert_eq!(traced, want);
 }
 
+
+#[test]
+fn the_estimate_counts_the_traces_and_the_limits_hold_them() {
+    // Rows of the traces: estimated from the packets the traced flows and links
+    // may carry (docs/engine.md, "Limits"), at least the real count. The
+    // estimate of the packets themselves is 4.7 times the real count here (the
+    // short flows' smallest segments bound what the links carry); per packet, the
+    // rows are within a factor 2 of the real ones.
+    let doc = scenario(Some(all_traced()), false);
+    let cfg = common::config(&doc);
+    let e = cfg.estimate();
+    let r = common::run(&doc);
+    let real = r.traces.rows() as f64;
+    let per_packet = (e.trace_rows / e.packets) / (real / r.num("packets_sent"));
+    assert!(e.trace_rows >= real && (1.0..2.0).contains(&per_packet), "estimated {} rows, {} real; per packet {per_packet}", e.trace_rows, real);
+    // A captured packet takes a 16-byte record header and 40 to 80 header bytes.
+    let pcap = (r.traces.pcap[0].1.len() - 24) as f64 / r.links[2].packets_sent as f64;
+    assert!(e.pcap_bytes >= pcap * r.links[2].packets_sent as f64 && (56.0..=96.0).contains(&pcap), "{} bytes per packet", pcap);
+    let plain = common::config(&scenario(None, false)).estimate();
+    assert!(e.memory_bytes > plain.memory_bytes + real * 40.0);
+    // Every flow of a 10 Gbit/s link traced for an hour is refused, naming the selector.
+    let mut big = scenario(Some(json!({"flows": [{"class": "reno"}]})), false);
+    big["duration"] = json!("3600s");
+    big["links"][1]["rate"] = json!("10Gbps");
+    big["links"][0]["rate"] = json!("10Gbps");
+    big["limits"] = json!({"wall_time": "100h"});
+    let err = cclab_sim::scenario::build(&big, std::path::Path::new("."), None, &cclab_sim::transport::cc::Registry::new()).unwrap_err();
+    assert_eq!(err.path, "trace.flows[0]", "{err}");
+    assert!(err.message.starts_with("the traces would hold about"), "{err}");
+}

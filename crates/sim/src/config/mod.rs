@@ -8,6 +8,7 @@
 //! and seed give the same bytes out. Reading the JSON back gives the same
 //! `Config`, checked again, so a stored configuration can be re-run as it is.
 pub mod estimate;
+pub mod traced;
 
 use crate::engine::SimTime;
 use crate::metrics::{RecordConfig, TraceConfig};
@@ -210,6 +211,10 @@ impl Config {
             Culprit::RecordArrivals(j) => format!("record.arrivals[{j}]"),
             Culprit::Class(i) => format!("classes[{i}].arrivals"),
             Culprit::Queue(l) => format!("links[{l}].queue"),
+            Culprit::TraceFlows(j) => format!("trace.flows[{j}]"),
+            Culprit::TraceLinks(j) => format!("trace.links[{j}]"),
+            Culprit::TracePcap(j) => format!("trace.pcap[{j}]"),
+            Culprit::TraceInterval => "trace.interval_ns".into(),
         })
     }
 

@@ -114,6 +114,10 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
         Culprit::Duration => "duration".into(),
         Culprit::RecordInterval => "record.interval".into(),
         Culprit::RecordArrivals(j) => format!("record.arrivals[{j}]"),
+        Culprit::TraceFlows(j) => format!("trace.flows[{j}]"),
+        Culprit::TraceLinks(j) => format!("trace.links[{j}]"),
+        Culprit::TracePcap(j) => format!("trace.pcap[{j}]"),
+        Culprit::TraceInterval => "trace.interval".into(),
         // The scenario's link that made configuration link l (a duplex link makes two).
         Culprit::Queue(l) => {
             let mut made = 0;
