@@ -26,7 +26,21 @@ def with_limits(structure: dict, limits: Mapping[str, Any] | None) -> dict:
     return {**structure, "limits": merged}
 
 
-def validate(scenario: ScenarioLike, seed: int | None = None, limits: Mapping[str, Any] | None = None) -> dict:
+def with_trace(structure: dict, trace: Mapping[str, Any] | None) -> dict:
+    """The scenario with ``trace`` written over its ``[trace]`` table (key by key)."""
+    if trace is None:
+        return structure
+    if not isinstance(trace, Mapping):
+        raise ScenarioError(f"trace: expected a table like {{\"flows\": [{{\"class\": \"long\"}}], "
+                            f"\"links\": [\"bottleneck\"]}}, got {type(trace).__name__}")
+    own = structure.get("trace")
+    merged = dict(own) if isinstance(own, Mapping) else {}
+    merged.update(trace)
+    return {**structure, "trace": merged}
+
+
+def validate(scenario: ScenarioLike, seed: int | None = None, limits: Mapping[str, Any] | None = None,
+             trace: Mapping[str, Any] | None = None) -> dict:
     """Check a scenario without running it.
 
     Returns ``{"warnings": [...], "duration_s", "warmup_s", "seed", "config",
@@ -40,13 +54,15 @@ def validate(scenario: ScenarioLike, seed: int | None = None, limits: Mapping[st
     runs it as it is.
     ``estimate`` is what the run will need: ``flows``, ``packets``, ``events``,
     ``wall_time_s`` (at 10 million events per second), ``series_rows``,
-    ``arrival_rows``, ``memory_bytes``, and the limits they were checked against
-    (``limit_memory_bytes``, ``limit_wall_time_s``).
+    ``arrival_rows``, ``trace_rows``, ``pcap_bytes``, ``memory_bytes``, and the
+    limits they were checked against (``limit_memory_bytes``, ``limit_wall_time_s``).
     limits: overrides the scenario's ``[limits]`` table, e.g.
         ``{"memory": "16GB", "wall_time": "10h"}`` (docs/engine.md).
+    trace: overrides keys of the scenario's ``[trace]`` table, e.g.
+        ``{"flows": [{"class": "long"}], "links": ["bottleneck"]}`` (docs/engine.md).
     """
     structure, base_dir = load_scenario(scenario)
-    return validate_text(to_json(with_limits(structure, limits)), base_dir, seed)
+    return validate_text(to_json(with_trace(with_limits(structure, limits), trace)), base_dir, seed)
 
 
 def validate_text(text: str, base_dir: Path, seed: int | None = None) -> dict:

@@ -13,17 +13,18 @@
 //! only: a run gives the same tables with and without it.
 mod events;
 mod pcap;
+mod probes;
 mod queues;
 mod select;
 mod tracer;
 mod vars;
 
-pub use events::{PacketEvent, PacketTable};
+pub use events::{PacketEvent, PacketRow, PacketTable};
 pub use pcap::{Endpoint, PcapWriter};
 pub use queues::{LinkEvent, LinkTable};
 pub use select::Selection;
 pub use tracer::Tracer;
-pub use vars::{VarTable, Variable, FIXED_VARIABLES};
+pub use vars::{VarRow, VarTable, Variable, FIXED_VARIABLES};
 
 use crate::engine::SimTime;
 use serde::{Deserialize, Serialize};
@@ -119,7 +120,7 @@ pub struct Traces {
 }
 
 impl Traces {
-    /// Rows of every table (for the summary and the limits).
+    /// Rows of every table.
     pub fn rows(&self) -> usize {
         self.flows.len() + self.packets.len() + self.links.len() + self.access.len()
     }

@@ -1,53 +1,29 @@
 //! The recorder of a traced run: the loop hands it each event of a traced flow
 //! or class, and the packets crossing a captured link; it keeps what changed.
-use super::events::NO_LINK;
+use super::events::{PacketRow, NO_LINK};
+use super::probes::{Fixed, Probes};
 use super::{Endpoint, LinkTable, PacketEvent, PacketTable, PcapWriter, Selection, TraceConfig, Traces, VarTable, Variable, FIXED_VARIABLES};
 use crate::engine::SimTime;
 use crate::net::packet::{ACK, CE, RETX, SYN};
 use crate::net::tap::Tap;
 use crate::net::Packet;
 use crate::traffic::ClassConfig;
-use crate::transport::rate::{RateConn, RateControl};
-use crate::transport::state::{StateVars, MAX_VARS};
-use crate::transport::tcp::{SackRecord, Tcp};
 use crate::transport::cc::CongestionControl;
+use crate::transport::rate::{RateConn, RateControl};
+use crate::transport::state::StateVars;
+use crate::transport::tcp::{SackRecord, Tcp};
 use crate::transport::Transport;
-use std::collections::HashMap;
-
-const FIXED: usize = FIXED_VARIABLES.len();
-
-/// What the trace last recorded of one flow.
-#[derive(Clone, Debug)]
-struct Probe {
-    /// The machinery's variables (NaN: never recorded).
-    last: [f64; FIXED],
-    /// The controller's variables, by code.
-    own: Vec<(u16, f64)>,
-    /// The RTT estimator's sample count at the last look.
-    samples: u32,
-    /// Samples taken since the last interval's record (interval mode).
-    rtt_sample: Option<f64>,
-    owd_sample: Option<f64>,
-}
-
-impl Probe {
-    fn new(samples: u32) -> Self {
-        Probe { last: [f64::NAN; FIXED], own: Vec::new(), samples, rtt_sample: None, owd_sample: None }
-    }
-}
 
 /// The recorder of a run's traces.
 pub struct Tracer {
     selection: Selection,
     interval: Option<SimTime>,
     packets_on: bool,
-    flows: VarTable,
-    packets: PacketTable,
-    access: VarTable,
-    probes: HashMap<u32, Probe>,
-    /// Codes of the controllers' variable names (by the name's address: names are static).
-    codes: Vec<(&'static str, u16)>,
+    probes: Probes,
+    /// A controller's report, filled afresh for every record.
     vars: StateVars,
+    packets: Vec<PacketRow>,
+    access: VarTable,
     /// One writer per captured link (None: not captured).
     pcap: Vec<Option<PcapWriter>>,
     /// Per class: the capture's view of its flows, and whether its access controller is traced.
@@ -84,12 +60,10 @@ impl Tracer {
             selection: Selection::new(&cfg.flows),
             interval: cfg.interval,
             packets_on: cfg.packets,
-            flows: VarTable::new(FIXED_VARIABLES),
-            packets: PacketTable::default(),
-            access: VarTable::new(ACCESS_VARIABLES),
-            probes: HashMap::new(),
-            codes: Vec::new(),
+            probes: Probes::new(cfg.interval.is_none()),
             vars: StateVars::default(),
+            packets: Vec::new(),
+            access: VarTable::new(ACCESS_VARIABLES),
             pcap,
             endpoints,
             access_traced,
@@ -121,7 +95,6 @@ impl Tracer {
             return;
         }
         if self.packets_on {
-            let t = now.as_secs_f64();
             for p in out.iter().filter(|p| p.flow == flow && p.flags & ACK == 0) {
                 let event = if p.flags & SYN != 0 {
                     PacketEvent::Syn
@@ -130,17 +103,23 @@ impl Tracer {
                 } else {
                     PacketEvent::Send
                 };
-                self.packets.push(t, flow, event, (p.seq, p.seq + p.len as u64), NO_LINK);
+                self.packet(now, flow, event, (p.seq, p.seq + p.len as u64), NO_LINK);
             }
         }
         self.tcp_state(now, tcp, false);
+    }
+
+    /// One row of the packets trace.
+    #[inline]
+    fn packet(&mut self, now: SimTime, flow: u32, event: PacketEvent, range: (u64, u64), link: u32) {
+        self.packets.push(PacketRow { time: now.0, seq: range.0, end: range.1, flow, link, event });
     }
 
     /// The variables of a TCP sender; `all`: every one, changed or not (an interval's record).
     fn tcp_state(&mut self, now: SimTime, tcp: &Tcp, all: bool) {
         let est = tcp.rtt_estimator();
         let (sample, count) = est.latest();
-        let mut v = [f64::NAN; FIXED];
+        let mut v: Fixed = [f64::NAN; FIXED_VARIABLES.len()];
         v[Variable::Cwnd as usize] = tcp.w.cwnd as f64;
         if tcp.w.ssthresh != u64::MAX {
             v[Variable::Ssthresh as usize] = tcp.w.ssthresh as f64;
@@ -154,10 +133,7 @@ impl Tracer {
         v[Variable::Recovery as usize] = tcp.recovery_state() as u8 as f64;
         self.vars.clear();
         tcp.cc.observe(&tcp.w, &mut self.vars);
-        let probe = self.probes.entry(tcp.ep.flow).or_insert_with(|| Probe::new(0));
-        let fresh = (probe.samples != count).then_some(sample.as_secs_f64());
-        probe.samples = count;
-        self.record(now, tcp.ep.flow, &v, fresh, all);
+        self.probes.record(now, tcp.ep.flow, &v, (sample.as_secs_f64(), count), &self.vars, all);
     }
 
     /// An ACK reaches a traced flow's sender (before it is processed): the ACK
@@ -167,26 +143,21 @@ impl Tracer {
         if !self.traced(flow) {
             return;
         }
-        let t = now.as_secs_f64();
         if self.packets_on {
-            self.packets.push(t, flow, PacketEvent::Ack, (ack.seq, ack.seq), NO_LINK);
+            self.packet(now, flow, PacketEvent::Ack, (ack.seq, ack.seq), NO_LINK);
             if let Some(r) = (ack.sack != 0).then(|| tcp.sack_record(ack.sack)).flatten() {
                 for &b in r.blocks() {
-                    self.packets.push(t, flow, PacketEvent::Sack, b, NO_LINK);
+                    self.packet(now, flow, PacketEvent::Sack, b, NO_LINK);
                 }
             }
         }
-        let owd = ack.one_way_delay().as_secs_f64();
-        match self.interval {
-            None => self.flows.push(t, flow, Variable::OwdSample as u16, owd),
-            Some(_) => self.probes.entry(flow).or_insert_with(|| Probe::new(0)).owd_sample = Some(owd),
-        }
+        self.probes.owd(now, flow, ack.one_way_delay().as_secs_f64());
     }
 
     /// A data segment reaches a traced flow's receiver: a congestion mark, if it carries one.
     pub fn data_arrived(&mut self, now: SimTime, pkt: &Packet) {
         if self.packets_on && pkt.flags & CE != 0 && self.traced(pkt.flow) {
-            self.packets.push(now.as_secs_f64(), pkt.flow, PacketEvent::Ce, (pkt.seq, pkt.seq + pkt.len as u64), NO_LINK);
+            self.packet(now, pkt.flow, PacketEvent::Ce, (pkt.seq, pkt.seq + pkt.len as u64), NO_LINK);
         }
     }
 
@@ -198,27 +169,26 @@ impl Tracer {
             return;
         }
         if let Some(p) = sent.filter(|_| self.packets_on) {
-            self.packets.push(now.as_secs_f64(), flow, PacketEvent::Send, (p.seq, p.seq + p.len as u64), NO_LINK);
+            self.packet(now, flow, PacketEvent::Send, (p.seq, p.seq + p.len as u64), NO_LINK);
         }
         self.rate_state(now, r, false);
     }
 
     fn rate_state(&mut self, now: SimTime, r: &RateConn, all: bool) {
-        let mut v = [f64::NAN; FIXED];
+        let mut v: Fixed = [f64::NAN; FIXED_VARIABLES.len()];
         v[Variable::Rate as usize] = r.tx.cc.rate_bps();
         if let Some(rtt) = r.tx.cc.rtt() {
             v[Variable::RttEstimate as usize] = rtt.as_secs_f64();
         }
         self.vars.clear();
         r.tx.cc.observe(&mut self.vars);
-        self.probes.entry(r.flow()).or_insert_with(|| Probe::new(0));
-        self.record(now, r.flow(), &v, None, all);
+        self.probes.record(now, r.flow(), &v, (0.0, 0), &self.vars, all);
     }
 
     /// A feedback report reaches a traced rate flow's sender.
     pub fn feedback_arrived(&mut self, now: SimTime, flow: u32) {
         if self.packets_on && self.traced(flow) {
-            self.packets.push(now.as_secs_f64(), flow, PacketEvent::Feedback, (0, 0), NO_LINK);
+            self.packet(now, flow, PacketEvent::Feedback, (0, 0), NO_LINK);
         }
     }
 
@@ -228,7 +198,7 @@ impl Tracer {
             return;
         }
         let (event, end) = if pkt.flags & ACK != 0 { (PacketEvent::AckDrop, pkt.seq) } else { (PacketEvent::Drop, pkt.seq + pkt.len as u64) };
-        self.packets.push(now.as_secs_f64(), pkt.flow, event, (pkt.seq, end), link);
+        self.packet(now, pkt.flow, event, (pkt.seq, end), link);
     }
 
     /// The interval's record of an open traced TCP flow.
@@ -242,62 +212,6 @@ impl Tracer {
     pub fn tick_rate(&mut self, now: SimTime, r: &RateConn) {
         if self.traced(r.flow()) {
             self.rate_state(now, r, true);
-        }
-    }
-
-    /// The code of a controller's variable.
-    fn code(&mut self, name: &'static str) -> u16 {
-        if let Some(&(_, c)) = self.codes.iter().find(|(n, _)| std::ptr::eq(*n, name)) {
-            return c;
-        }
-        let c = self.flows.code(name);
-        self.codes.push((name, c));
-        c
-    }
-
-    /// Record flow `flow`'s variables `v` (NaN: none), its new RTT sample, and the
-    /// controller's (`self.vars`): those that changed, or with `all` every one.
-    /// In interval mode only an interval's record (`all`) writes rows; the samples
-    /// wait for it.
-    fn record(&mut self, now: SimTime, flow: u32, v: &[f64; FIXED], rtt_sample: Option<f64>, all: bool) {
-        let t = now.as_secs_f64();
-        let every_change = self.interval.is_none();
-        let vars = self.vars;
-        let mut codes = [0u16; MAX_VARS];
-        for (c, (name, _)) in codes.iter_mut().zip(vars.iter()) {
-            *c = self.code(name);
-        }
-        let probe = self.probes.get_mut(&flow).expect("a probe");
-        if !every_change && !all {
-            if rtt_sample.is_some() {
-                probe.rtt_sample = rtt_sample;
-            }
-            return;
-        }
-        for (i, &x) in v.iter().enumerate() {
-            if !x.is_nan() && (all || x.to_bits() != probe.last[i].to_bits()) {
-                self.flows.push(t, flow, i as u16, x);
-                probe.last[i] = x;
-            }
-        }
-        let (rtt, owd) = if every_change { (rtt_sample, None) } else { (rtt_sample.or(probe.rtt_sample.take()), probe.owd_sample.take()) };
-        for (var, sample) in [(Variable::RttSample, rtt), (Variable::OwdSample, owd)] {
-            if let Some(x) = sample {
-                self.flows.push(t, flow, var as u16, x);
-            }
-        }
-        for ((_, x), code) in vars.iter().zip(codes) {
-            let last = match probe.own.iter_mut().find(|(c, _)| *c == code) {
-                Some((_, last)) => last,
-                None => {
-                    probe.own.push((code, f64::NAN));
-                    &mut probe.own.last_mut().expect("just pushed").1
-                }
-            };
-            if all || x.to_bits() != last.to_bits() {
-                self.flows.push(t, flow, code, x);
-                *last = x;
-            }
         }
     }
 
@@ -339,6 +253,6 @@ impl Tracer {
             links.add_link(l, &tap.offered, end);
         }
         let pcap = self.pcap.into_iter().enumerate().filter_map(|(l, w)| w.map(|w| (l as u32, w.into_bytes()))).collect();
-        Traces { flows: self.flows, packets: self.packets, links, access: self.access, pcap }
+        Traces { flows: self.probes.finish(), packets: PacketTable::from_rows(&self.packets), links, access: self.access, pcap }
     }
 }
