@@ -1,6 +1,7 @@
 //! The packets of the traced flows, at their endpoints: what a time-sequence
 //! graph draws (segments sent and resent, ACKs and SACK blocks coming back, drops
 //! and congestion marks on the way).
+use crate::engine::SimTime;
 
 /// What happened to a packet of a traced flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,7 +62,7 @@ impl PacketTable {
     /// The columns of `rows` (times in nanoseconds).
     pub fn from_rows(rows: &[PacketRow]) -> Self {
         PacketTable {
-            time: rows.iter().map(|r| r.time as f64 * 1e-9).collect(),
+            time: rows.iter().map(|r| SimTime(r.time).as_secs_f64()).collect(),
             flow: rows.iter().map(|r| r.flow).collect(),
             event: rows.iter().map(|r| r.event as u8).collect(),
             seq: rows.iter().map(|r| r.seq).collect(),

@@ -132,7 +132,7 @@ impl Tracer {
         v[Variable::Rto as usize] = est.rto().as_secs_f64();
         v[Variable::Recovery as usize] = tcp.recovery_state() as u8 as f64;
         self.vars.clear();
-        tcp.cc.observe(&tcp.w, &mut self.vars);
+        tcp.cc.observe(&tcp.w, now, &mut self.vars);
         self.probes.record(now, tcp.ep.flow, &v, (sample.as_secs_f64(), count), &self.vars, all);
     }
 

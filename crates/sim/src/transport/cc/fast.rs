@@ -612,7 +612,7 @@ impl CongestionControl for Fast {
     /// queue estimate they give, w·(1 − baseRTT/avgRTT) packets (the backlog FAST
     /// steers to α, Jin, Wei and Low 2004, eq. 1), and α* of the last adaptation
     /// interval when α adapts.
-    fn observe(&self, w: &Window, vars: &mut StateVars) {
+    fn observe(&self, w: &Window, _now: SimTime, vars: &mut StateVars) {
         let s = &*self.s;
         vars.put("fast.alpha_packets", s.alpha);
         if let (Some(base), Some(_)) = (self.base_rtt(), self.avg_rtt()) {

@@ -486,7 +486,7 @@ impl CongestionControl for Ledbat {
     /// base delay MIN(base_delays), the current delay FILTER(current_delays), the
     /// queuing delay (their difference) and off_target, which scales the window's
     /// change per ACK.
-    fn observe(&self, _w: &Window, vars: &mut StateVars) {
+    fn observe(&self, _w: &Window, _now: SimTime, vars: &mut StateVars) {
         let s = &self.0;
         let Some(off) = s.off_target() else { return };
         let (base, current) = (s.base_min as f64, s.current_delay() as f64);

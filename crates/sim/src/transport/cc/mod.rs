@@ -157,7 +157,7 @@ pub trait CongestionControl {
     /// for traced flows, after each event that may change it; `w` is the window
     /// now. The window itself, ssthresh and the RTT estimator are the machinery's
     /// and traced without it.
-    fn observe(&self, _w: &Window, _vars: &mut StateVars) {}
+    fn observe(&self, _w: &Window, _now: SimTime, _vars: &mut StateVars) {}
 }
 
 /// A window-based protocol: a congestion controller with a name and typed parameters.
@@ -208,8 +208,8 @@ impl<T: CongestionControl> CongestionControl for Box<T> {
     fn on_deadline(&mut self, w: &mut Window, now: SimTime) {
         (**self).on_deadline(w, now)
     }
-    fn observe(&self, w: &Window, vars: &mut StateVars) {
-        (**self).observe(w, vars)
+    fn observe(&self, w: &Window, now: SimTime, vars: &mut StateVars) {
+        (**self).observe(w, now, vars)
     }
 }
 

@@ -208,10 +208,10 @@ macro_rules! window_protocols {
                     Cc::Custom(c) => c.on_deadline(w, now),
                 }
             }
-            fn observe(&self, w: &Window, vars: &mut StateVars) {
+            fn observe(&self, w: &Window, now: SimTime, vars: &mut StateVars) {
                 match self {
-                    $(Cc::$variant(c) => c.observe(w, vars),)*
-                    Cc::Custom(c) => c.observe(w, vars),
+                    $(Cc::$variant(c) => c.observe(w, now, vars),)*
+                    Cc::Custom(c) => c.observe(w, now, vars),
                 }
             }
         }

@@ -307,7 +307,7 @@ impl CongestionControl for Vegas {
     /// BaseRTT, the round's smallest RTT sample and the diff they give for the
     /// window now (packets queued, compared with α and β once per round; absent
     /// before the round's first sample), and whether Vegas is on (1: CA_OPEN).
-    fn observe(&self, w: &Window, vars: &mut StateVars) {
+    fn observe(&self, w: &Window, _now: SimTime, vars: &mut StateVars) {
         vars.put("vegas.on", (self.phase == Phase::Open) as u8 as f64);
         if self.base_rtt != u64::MAX {
             vars.put("vegas.base_rtt_s", self.base_rtt as f64 * 1e-9);
