@@ -29,6 +29,11 @@ import pandas as pd
 TABLES = ("flows", "packets", "links", "access")
 
 
+# The tables are built with copy=False: the engine's columns become the frame's own
+# (pandas would otherwise copy every column of a kind into one block, a second copy
+# of millions of rows).
+
+
 def _categorical(codes, names) -> pd.Categorical:
     return pd.Categorical.from_codes(np.asarray(codes, dtype=np.int32), categories=list(names))
 
@@ -40,7 +45,7 @@ def _variables(raw: dict, entity: str, entity_names: list | None = None) -> pd.D
         entity: _categorical(ent, entity_names) if entity_names is not None else ent.astype(np.int64),
         "variable": _categorical(raw["variable"], raw["variable_names"]),
         "value": raw["value"],
-    })
+    }, copy=False)
 
 
 def _packets(raw: dict, link_names: list) -> pd.DataFrame:
@@ -53,7 +58,7 @@ def _packets(raw: dict, link_names: list) -> pd.DataFrame:
         "seq": raw["seq"].astype(np.int64),
         "end": raw["end"].astype(np.int64),
         "link": _categorical(link, link_names),
-    })
+    }, copy=False)
 
 
 def _links(raw: dict, link_names: list) -> pd.DataFrame:
@@ -68,7 +73,7 @@ def _links(raw: dict, link_names: list) -> pd.DataFrame:
         "queue_packets": raw["queue_packets"].astype(np.int64),
         "queue_bytes": raw["queue_bytes"].astype(np.int64),
         "wait_s": raw["wait"],
-    })
+    }, copy=False)
 
 
 def pcap_name(link: str) -> str:

@@ -33,17 +33,6 @@ pub const PACKET_EVENTS: &[&str] = &["send", "retransmit", "ack", "sack", "drop"
 /// No link (an event at an endpoint).
 pub const NO_LINK: u32 = u32::MAX;
 
-/// One row as the recorder keeps it (40 bytes), turned into columns at the end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PacketRow {
-    pub time: u64,
-    pub seq: u64,
-    pub end: u64,
-    pub flow: u32,
-    pub link: u32,
-    pub event: PacketEvent,
-}
-
 /// Rows of (time, flow, event, seq, end, link), as columns.
 #[derive(Clone, Debug, Default)]
 pub struct PacketTable {
@@ -59,16 +48,15 @@ pub struct PacketTable {
 }
 
 impl PacketTable {
-    /// The columns of `rows` (times in nanoseconds).
-    pub fn from_rows(rows: &[PacketRow]) -> Self {
-        PacketTable {
-            time: rows.iter().map(|r| SimTime(r.time).as_secs_f64()).collect(),
-            flow: rows.iter().map(|r| r.flow).collect(),
-            event: rows.iter().map(|r| r.event as u8).collect(),
-            seq: rows.iter().map(|r| r.seq).collect(),
-            end: rows.iter().map(|r| r.end).collect(),
-            link: rows.iter().map(|r| r.link).collect(),
-        }
+    /// One row.
+    #[inline]
+    pub fn push(&mut self, time: SimTime, flow: u32, event: PacketEvent, range: (u64, u64), link: u32) {
+        self.time.push(time.as_secs_f64());
+        self.flow.push(flow);
+        self.event.push(event as u8);
+        self.seq.push(range.0);
+        self.end.push(range.1);
+        self.link.push(link);
     }
 
     pub fn len(&self) -> usize {

@@ -19,12 +19,12 @@ mod select;
 mod tracer;
 mod vars;
 
-pub use events::{PacketEvent, PacketRow, PacketTable};
+pub use events::{PacketEvent, PacketTable};
 pub use pcap::{Endpoint, PcapWriter};
 pub use queues::{LinkEvent, LinkTable};
 pub use select::Selection;
 pub use tracer::Tracer;
-pub use vars::{VarRow, VarTable, Variable, FIXED_VARIABLES};
+pub use vars::{VarTable, Variable, FIXED_VARIABLES};
 
 use crate::engine::SimTime;
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,6 @@
 //! The traced flows' variables: what each flow last recorded, and the rows of
 //! what changed (or, at an interval, of everything).
-use super::vars::{VarRow, VarTable, Variable, FIXED_VARIABLES};
+use super::vars::{VarTable, Variable, FIXED_VARIABLES};
 use crate::engine::SimTime;
 use crate::transport::state::{StateVars, MAX_VARS};
 use std::collections::HashMap;
@@ -50,8 +50,7 @@ impl Hasher for FlowHasher {
 pub struct Probes {
     /// Record every change (else only at an interval's records).
     every_change: bool,
-    rows: Vec<VarRow>,
-    names: Vec<String>,
+    rows: VarTable,
     /// Codes of the controllers' variable names, by the name's address (names are static).
     codes: Vec<(&'static str, u16)>,
     probes: Vec<Probe>,
@@ -60,7 +59,7 @@ pub struct Probes {
 
 impl Probes {
     pub fn new(every_change: bool) -> Self {
-        Probes { every_change, names: FIXED_VARIABLES.iter().map(|s| s.to_string()).collect(), ..Probes::default() }
+        Probes { every_change, rows: VarTable::new(FIXED_VARIABLES), ..Probes::default() }
     }
 
     /// The index of `flow`'s probe (made on its first record).
@@ -79,13 +78,7 @@ impl Probes {
         if let Some(&(_, c)) = self.codes.iter().find(|(n, _)| std::ptr::eq(*n, name)) {
             return c;
         }
-        let c = match self.names.iter().position(|n| n == name) {
-            Some(i) => i as u16,
-            None => {
-                self.names.push(name.to_string());
-                (self.names.len() - 1) as u16
-            }
-        };
+        let c = self.rows.code(name);
         self.codes.push((name, c));
         c
     }
@@ -94,7 +87,7 @@ impl Probes {
     #[inline]
     pub fn owd(&mut self, now: SimTime, flow: u32, owd: f64) {
         if self.every_change {
-            self.rows.push(VarRow { time: now.as_secs_f64(), value: owd, entity: flow, variable: Variable::OwdSample as u16 });
+            self.rows.push(now.as_secs_f64(), flow, Variable::OwdSample as u16, owd);
         } else {
             let i = self.probe(flow);
             self.probes[i].owd_sample = Some(owd);
@@ -121,7 +114,7 @@ impl Probes {
             probe.rtt_sample = fresh.or(probe.rtt_sample);
             return;
         }
-        let mut row = |variable: u16, value: f64| rows.push(VarRow { time: t, value, entity: flow, variable });
+        let mut row = |variable: u16, value: f64| rows.push(t, flow, variable, value);
         for (i, &x) in v.iter().enumerate() {
             if !x.is_nan() && (all || x.to_bits() != probe.last[i].to_bits()) {
                 row(i as u16, x);
@@ -151,7 +144,7 @@ impl Probes {
 
     /// The flows trace.
     pub fn finish(self) -> VarTable {
-        VarTable::from_rows(&self.rows, self.names)
+        self.rows
     }
 }
 

@@ -1,6 +1,6 @@
 //! The recorder of a traced run: the loop hands it each event of a traced flow
 //! or class, and the packets crossing a captured link; it keeps what changed.
-use super::events::{PacketRow, NO_LINK};
+use super::events::NO_LINK;
 use super::probes::{Fixed, Probes};
 use super::{Endpoint, LinkTable, PacketEvent, PacketTable, PcapWriter, Selection, TraceConfig, Traces, VarTable, Variable, FIXED_VARIABLES};
 use crate::engine::SimTime;
@@ -22,7 +22,7 @@ pub struct Tracer {
     probes: Probes,
     /// A controller's report, filled afresh for every record.
     vars: StateVars,
-    packets: Vec<PacketRow>,
+    packets: PacketTable,
     access: VarTable,
     /// One writer per captured link (None: not captured).
     pcap: Vec<Option<PcapWriter>>,
@@ -62,7 +62,7 @@ impl Tracer {
             packets_on: cfg.packets,
             probes: Probes::new(cfg.interval.is_none()),
             vars: StateVars::default(),
-            packets: Vec::new(),
+            packets: PacketTable::default(),
             access: VarTable::new(ACCESS_VARIABLES),
             pcap,
             endpoints,
@@ -112,7 +112,7 @@ impl Tracer {
     /// One row of the packets trace.
     #[inline]
     fn packet(&mut self, now: SimTime, flow: u32, event: PacketEvent, range: (u64, u64), link: u32) {
-        self.packets.push(PacketRow { time: now.0, seq: range.0, end: range.1, flow, link, event });
+        self.packets.push(now, flow, event, range, link);
     }
 
     /// The variables of a TCP sender; `all`: every one, changed or not (an interval's record).
@@ -253,6 +253,6 @@ impl Tracer {
             links.add_link(l, &tap.offered, end);
         }
         let pcap = self.pcap.into_iter().enumerate().filter_map(|(l, w)| w.map(|w| (l as u32, w.into_bytes()))).collect();
-        Traces { flows: self.probes.finish(), packets: PacketTable::from_rows(&self.packets), links, access: self.access, pcap }
+        Traces { flows: self.probes.finish(), packets: self.packets, links, access: self.access, pcap }
     }
 }

@@ -34,16 +34,6 @@ pub const FIXED_VARIABLES: &[&str] = &[
     "rtt_estimate_s",
 ];
 
-/// One row as the recorder keeps it (24 bytes: one push per row), turned into
-/// columns at the end of the run.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct VarRow {
-    pub time: f64,
-    pub value: f64,
-    pub entity: u32,
-    pub variable: u16,
-}
-
 /// Rows of (time, entity, variable, value), as columns.
 #[derive(Clone, Debug, Default)]
 pub struct VarTable {
@@ -62,17 +52,6 @@ impl VarTable {
     /// An empty table whose first variables are `names`.
     pub fn new(names: &[&str]) -> Self {
         VarTable { names: names.iter().map(|s| s.to_string()).collect(), ..VarTable::default() }
-    }
-
-    /// The columns of `rows`, whose variables are `names`.
-    pub fn from_rows(rows: &[VarRow], names: Vec<String>) -> Self {
-        VarTable {
-            time: rows.iter().map(|r| r.time).collect(),
-            entity: rows.iter().map(|r| r.entity).collect(),
-            variable: rows.iter().map(|r| r.variable).collect(),
-            value: rows.iter().map(|r| r.value).collect(),
-            names,
-        }
     }
 
     /// One row.
