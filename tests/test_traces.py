@@ -215,7 +215,7 @@ def test_the_cli_traces_with_set_and_plots_flows_and_links(tmp_path, capsys):
 
     scenario = tmp_path / "s.toml"
     scenario.write_text(
-        'duration = "4s"\n[[links]]\nname = "bottleneck"\nfrom = "a"\nto = "b"\nrate = "10Mbps"\ndelay = "10ms"\n'
+        'duration = "2s"\n[[links]]\nname = "bottleneck"\nfrom = "a"\nto = "b"\nrate = "10Mbps"\ndelay = "10ms"\n'
         'queue = { limit = "20pkts" }\n[[traffic]]\nname = "long"\ntype = "long_lived"\nsrc = "a"\ndst = "b"\n'
         '[[traffic]]\nname = "lp"\ntype = "long_lived"\nsrc = "a"\ndst = "b"\nprotocol = "tcp_lp"\n')
     out = tmp_path / "run"

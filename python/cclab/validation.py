@@ -13,30 +13,26 @@ from typing import Any, Mapping
 from .scenario import ScenarioError, ScenarioLike, load_scenario, to_json
 
 
+def _over(structure: dict, key: str, table: Mapping[str, Any] | None, example: str) -> dict:
+    """The scenario with ``table`` written key by key over its table ``key``."""
+    if table is None:
+        return structure
+    if not isinstance(table, Mapping):
+        raise ScenarioError(f"{key}: expected a table like {example}, got {type(table).__name__}")
+    own = structure.get(key)
+    merged = dict(own) if isinstance(own, Mapping) else {}
+    merged.update(table)
+    return {**structure, key: merged}
+
+
 def with_limits(structure: dict, limits: Mapping[str, Any] | None) -> dict:
     """The scenario with ``limits`` written over its ``[limits]`` table."""
-    if limits is None:
-        return structure
-    if not isinstance(limits, Mapping):
-        raise ScenarioError(f"limits: expected a table like {{\"memory\": \"16GB\", \"wall_time\": \"10h\"}}, "
-                            f"got {type(limits).__name__}")
-    own = structure.get("limits")
-    merged = dict(own) if isinstance(own, Mapping) else {}
-    merged.update(limits)
-    return {**structure, "limits": merged}
+    return _over(structure, "limits", limits, '{"memory": "16GB", "wall_time": "10h"}')
 
 
 def with_trace(structure: dict, trace: Mapping[str, Any] | None) -> dict:
     """The scenario with ``trace`` written over its ``[trace]`` table (key by key)."""
-    if trace is None:
-        return structure
-    if not isinstance(trace, Mapping):
-        raise ScenarioError(f"trace: expected a table like {{\"flows\": [{{\"class\": \"long\"}}], "
-                            f"\"links\": [\"bottleneck\"]}}, got {type(trace).__name__}")
-    own = structure.get("trace")
-    merged = dict(own) if isinstance(own, Mapping) else {}
-    merged.update(trace)
-    return {**structure, "trace": merged}
+    return _over(structure, "trace", trace, '{"flows": [{"class": "long"}], "links": ["bottleneck"]}')
 
 
 def validate(scenario: ScenarioLike, seed: int | None = None, limits: Mapping[str, Any] | None = None,
