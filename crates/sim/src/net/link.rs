@@ -115,6 +115,9 @@ pub struct Link {
     /// Every packet offered, when the link is traced (None: not traced, and the
     /// only cost is this check once per packet).
     pub tap: Option<Box<Tap>>,
+    /// The packet the queue dropped last (kept on the drop's path only, for the
+    /// traces of the flows it belongs to).
+    pub last_drop: Packet,
 }
 
 impl Link {
@@ -136,6 +139,7 @@ impl Link {
             record_arrivals: false,
             arrivals: Vec::new(),
             tap: None,
+            last_drop: Packet::default(),
         }
     }
 
@@ -230,6 +234,7 @@ impl Link {
                 if let Some(tap) = self.tap.as_deref_mut() {
                     tap.record(now, &pkt, Fate::Dropped, (q_packets, self.q_bytes), SimTime::ZERO);
                 }
+                self.last_drop = pkt;
                 return Offer::Dropped;
             }
             debug_assert!(pkt.flags & ECT != 0, "a queue marked a packet that is not ECN-capable");

@@ -59,7 +59,7 @@ impl Network {
             Offer::Dropped => {
                 self.counters.dropped += 1;
                 if let Some(tr) = self.trace.as_deref_mut() {
-                    tr.dropped(self.now, l, &pkt);
+                    tr.dropped(self.now, l, &self.links[l as usize].last_drop);
                 }
             }
         }
