@@ -23,6 +23,8 @@ beside it in the same run.
 7. Tracing off: the four long-flow cases of section 2 in the engine before
    `[trace]` existed (built from git, --trace-baseline) and in this one, CPU per
    link transmission, interleaved runs. Target: within 1% (no cost when off).
+   With valgrind installed, also the instructions each executes (cachegrind, 2
+   simulated s of each case): a count that the machine's load does not move.
 8. Tracing on: the reference scenario untraced and with 10 flows traced at event
    resolution (the first 10 short flows; the long flow and the first 9 short ones;
    the bottleneck's queue; its capture): CPU against the untraced run, rows, and
@@ -37,6 +39,7 @@ import argparse
 import os
 import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -262,7 +265,28 @@ def tracing_off(binary: Path, rev: str, repeat: int) -> bool:
                   f"{statistics.median(now):10.1f} {ratio:13.3f}")
     print(f"\ntarget: every case within {TARGET_TRACE_OFF_RATIO - 1:.0%} of the engine before tracing: "
           f"{'met' if ok else 'NOT MET'}")
+    if shutil.which("valgrind"):
+        print(f"\ninstructions executed (valgrind cachegrind, 2 simulated s of each case):\n")
+        print(f"{'case':24} {'before':>14} {'now':>14} {'now / before':>13}")
+        for rate, delay, rtt in CASES:
+            for flows in (10, 100):
+                text = long_flows(rate, delay, rtt, flows, "2s")
+                before, now = instructions(old, text), instructions(binary, text)
+                print(f"{rate + ' / ' + rtt + ', ' + str(flows) + ' flows':24} {before:14,} {now:14,} {now / before:13.3f}")
     return ok
+
+
+def instructions(binary: Path, scenario_text: str) -> int:
+    """Instructions a run of the engine binary executes (valgrind's cachegrind)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", dir=REFERENCE.parent, delete=False) as f:
+        f.write(scenario_text)
+        path = f.name
+    try:
+        err = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                              str(binary), path], capture_output=True, text=True, check=True).stderr
+    finally:
+        os.unlink(path)
+    return int(re.search(r"I\s+refs:\s+([\d,]+)", err).group(1).replace(",", ""))
 
 
 # The traces of section 8: (label, the [trace] table added to the reference scenario).

@@ -46,7 +46,7 @@ pub struct Tap {
 
 impl Tap {
     /// Record `pkt`, offered at `time`; the queue after it, and its start (admitted packets).
-    #[inline]
+    #[cold]
     pub fn record(&mut self, time: SimTime, pkt: &Packet, fate: Fate, queue: (u64, u64), start: SimTime) {
         self.offered.push(Offered {
             time,

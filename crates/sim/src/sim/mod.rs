@@ -194,7 +194,7 @@ impl Simulation {
                 Event::Arrival(l) => {
                     let pkt = self.net.deliver(l);
                     if self.net.trace.is_some() {
-                        self.trace_capture(l, &pkt);
+                        self.trace_capture(l, pkt);
                     }
                     self.arrive(pkt);
                 }

@@ -56,13 +56,15 @@ impl Simulation {
 
     /// `pkt` has crossed link `l` (it arrives at the far end now): capture it, if
     /// the link is captured, at the start of its transmission.
-    pub(super) fn trace_capture(&mut self, l: u32, pkt: &Packet) {
+    #[cold]
+    #[inline(never)]
+    pub(super) fn trace_capture(&mut self, l: u32, pkt: Packet) {
         if !self.net.trace.as_deref().is_some_and(|t| t.captures(l)) {
             return;
         }
         let link = &mut self.net.links[l as usize];
         let start = self.net.now - link.delay - link.tx_time(pkt.size);
-        self.capture(l, start, pkt);
+        self.capture(l, start, &pkt);
     }
 
     fn capture(&mut self, l: u32, start: SimTime, pkt: &Packet) {

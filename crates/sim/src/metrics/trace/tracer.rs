@@ -77,6 +77,7 @@ impl Tracer {
     }
 
     /// Flow `flow` of class `class` and `size` bytes (u64::MAX: never ends) arrives.
+    #[cold]
     pub fn arrive(&mut self, flow: u32, class: u32, size: u64) {
         self.selection.arrive(flow, class, size);
     }
@@ -89,6 +90,7 @@ impl Tracer {
 
     /// After an event of a TCP sender (its opening, an ACK, a timer): the
     /// segments it sent (`out`, in order) and its variables.
+    #[cold]
     pub fn tcp(&mut self, now: SimTime, tcp: &Tcp, out: &[Packet]) {
         let flow = tcp.ep.flow;
         if !self.traced(flow) {
@@ -138,6 +140,7 @@ impl Tracer {
 
     /// An ACK reaches a traced flow's sender (before it is processed): the ACK
     /// and its SACK blocks, and the one-way delay sample it carries.
+    #[cold]
     pub fn ack_arrived(&mut self, now: SimTime, tcp: &Tcp, ack: &Packet) {
         let flow = tcp.ep.flow;
         if !self.traced(flow) {
@@ -155,6 +158,7 @@ impl Tracer {
     }
 
     /// A data segment reaches a traced flow's receiver: a congestion mark, if it carries one.
+    #[cold]
     pub fn data_arrived(&mut self, now: SimTime, pkt: &Packet) {
         if self.packets_on && pkt.flags & CE != 0 && self.traced(pkt.flow) {
             self.packet(now, pkt.flow, PacketEvent::Ce, (pkt.seq, pkt.seq + pkt.len as u64), NO_LINK);
@@ -163,6 +167,7 @@ impl Tracer {
 
     /// After an event of a rate flow's sender (its start, a report, a deadline):
     /// its variables; `sent`: the datagram it sent, if any.
+    #[cold]
     pub fn rate(&mut self, now: SimTime, r: &RateConn, sent: Option<&Packet>) {
         let flow = r.flow();
         if !self.traced(flow) {
@@ -186,6 +191,7 @@ impl Tracer {
     }
 
     /// A feedback report reaches a traced rate flow's sender.
+    #[cold]
     pub fn feedback_arrived(&mut self, now: SimTime, flow: u32) {
         if self.packets_on && self.traced(flow) {
             self.packet(now, flow, PacketEvent::Feedback, (0, 0), NO_LINK);
@@ -193,6 +199,7 @@ impl Tracer {
     }
 
     /// A packet was dropped at link `link`.
+    #[cold]
     pub fn dropped(&mut self, now: SimTime, link: u32, pkt: &Packet) {
         if !self.packets_on || !self.traced(pkt.flow) {
             return;
@@ -217,6 +224,7 @@ impl Tracer {
 
     /// The access controller of class `class` now: its limit and the files
     /// transferring and waiting (recorded when any changed, if the class is traced).
+    #[cold]
     pub fn access(&mut self, now: SimTime, class: u32, state: [f64; 3]) {
         if !self.access_traced[class as usize] {
             return;
