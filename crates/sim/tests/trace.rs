@@ -245,3 +245,35 @@ fn the_estimate_counts_the_traces_and_the_limits_hold_them() {
     assert_eq!(err.path, "trace.flows[0]", "{err}");
     assert!(err.message.starts_with("the traces would hold about"), "{err}");
 }
+
+#[test]
+fn the_access_trace_holds_the_controllers_state_at_every_change() {
+    // A class of 1 MB files at load 0.8 under a static limit of 2 (docs/protocols.md,
+    // access control): the traced limit stays 2, never more than 2 files transfer,
+    // and the time average of the traced active files over the run is the
+    // summary's (the controller's own average over the same period).
+    let doc = json!({
+        "duration": "200s", "seed": 3,
+        "links": [{"name": "l", "from": "a", "to": "b", "rate": "10Mbps", "delay": "10ms", "queue": {"limit": "100pkts"}}],
+        "traffic": [{"name": "bg", "type": "poisson", "src": "a", "dst": "b", "protocol": "reno", "load": 0.8,
+                     "size": {"dist": "exponential", "mean": "1MB"}, "access": {"policy": "static", "limit": 2}}],
+        "trace": {"access": ["bg"], "flows": [{"class": "bg", "first": 2}]},
+    });
+    let r = common::run(&doc);
+    let a = &r.traces.access;
+    let rows = |name: &str| -> Vec<(f64, f64)> {
+        let v = a.names.iter().position(|n| n == name).unwrap() as u16;
+        (0..a.len()).filter(|&i| a.variable[i] == v).map(|i| (a.time[i], a.value[i])).collect()
+    };
+    assert!(rows("limit_files").iter().all(|r| r.1 == 2.0));
+    let active = rows("active_files");
+    assert!(active.len() > 20 && active.iter().all(|r| r.1 <= 2.0), "{} rows, max {:?}", active.len(), active.iter().map(|r| r.1).fold(0.0, f64::max));
+    assert!(rows("waiting_files").iter().any(|r| r.1 > 0.0));
+    let mut area = 0.0;
+    for (k, &(t, x)) in active.iter().enumerate() {
+        let next = active.get(k + 1).map_or(200.0, |r| r.0);
+        area += x * (next - t);
+    }
+    assert!((area / 200.0 - r.num("bg.access_mean_active")).abs() < 1e-6, "{} vs {}", area / 200.0, r.num("bg.access_mean_active"));
+    assert_eq!(r.traces.flows.entity.iter().collect::<std::collections::BTreeSet<_>>().len(), 2);
+}
