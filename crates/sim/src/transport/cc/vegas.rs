@@ -28,6 +28,7 @@ use super::{Ack, Congestion, CongestionControl, FastRecovery, RenoGrowth, Window
 use ns2::Ns2Vegas;
 use crate::engine::SimTime;
 use crate::settings::{err, Result, Table};
+use crate::transport::state::StateVars;
 use serde::{Deserialize, Serialize};
 
 /// Which rule set runs.
@@ -233,6 +234,13 @@ impl CongestionControl for Vegas {
         }
     }
 
+    fn observe(&self, w: &Window, now: SimTime, vars: &mut StateVars) {
+        match self {
+            Vegas::Ns3(v) => v.observe(w, now, vars),
+            Vegas::Ns2(v) => v.observe(vars),
+        }
+    }
+
     /// ns-2's Vegas leaves recovery at the first ACK of new data (its own
     /// Reno-style inflation and deflation, tcp-vegas.cc:159-164, 399-405).
     #[inline]
@@ -406,6 +414,20 @@ impl CongestionControl for Ns3Vegas {
     fn on_sent(&mut self, _now: SimTime, bytes: u64, retransmission: bool) {
         if !retransmission {
             self.snd_max += bytes;
+        }
+    }
+
+    /// BaseRTT, the round's smallest RTT sample and the diff they give for the
+    /// window now (packets queued, compared with α and β once per round; absent
+    /// before the round's first sample), and whether Vegas is on (1: CA_OPEN).
+    fn observe(&self, w: &Window, _now: SimTime, vars: &mut StateVars) {
+        vars.put("vegas.on", (self.phase == Phase::Open) as u8 as f64);
+        if self.base_rtt != u64::MAX {
+            vars.put("vegas.base_rtt_s", self.base_rtt as f64 * 1e-9);
+        }
+        if self.min_rtt != u64::MAX {
+            vars.put("vegas.min_rtt_s", self.min_rtt as f64 * 1e-9);
+            vars.put("vegas.diff_packets", self.diff(w.cwnd / w.mss));
         }
     }
 }

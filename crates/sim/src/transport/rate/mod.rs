@@ -31,6 +31,7 @@ use crate::engine::SimTime;
 use crate::net::Packet;
 use cclab_rng::Xoshiro256pp;
 use crate::settings::{Result, ScenarioError, Table, Value};
+use crate::transport::state::StateVars;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt::Debug;
@@ -88,6 +89,10 @@ pub trait RateControl {
     fn header_field(&self) -> u32 {
         0
     }
+    /// Report the controller's own state for a trace (TFRC's X, p and X_recv):
+    /// `vars.put("protocol.quantity_unit", value)`. Called only for traced flows;
+    /// the sending rate and the RTT estimate are traced without it.
+    fn observe(&self, _vars: &mut StateVars) {}
 }
 
 /// A rate-based protocol: a rate controller with a name and typed parameters.
@@ -148,6 +153,9 @@ impl<T: RateControl> RateControl for Box<T> {
     }
     fn header_field(&self) -> u32 {
         (**self).header_field()
+    }
+    fn observe(&self, vars: &mut StateVars) {
+        (**self).observe(vars)
     }
 }
 
@@ -331,6 +339,11 @@ macro_rules! rate_protocols {
             fn header_field(&self) -> u32 {
                 match self {
                     $(RateCc::$variant(c) => c.header_field(),)*
+                }
+            }
+            fn observe(&self, vars: &mut StateVars) {
+                match self {
+                    $(RateCc::$variant(c) => c.observe(vars),)*
                 }
             }
         }

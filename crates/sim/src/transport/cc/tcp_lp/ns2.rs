@@ -45,6 +45,7 @@ use super::super::{Ack, Congestion, Window};
 use super::linux_reno::LinuxReno;
 use super::loss_state::LossState;
 use crate::engine::SimTime;
+use crate::transport::state::StateVars;
 
 /// tcp_lp.c's state flags (`enum tcp_lp_state`).
 const LP_VALID_RHZ: u64 = 1 << 0;
@@ -141,6 +142,28 @@ impl Ns2 {
     /// The current inference time-out (ms).
     pub fn inference(&self) -> u64 {
         self.inference
+    }
+
+    /// The state for a trace at `now` (absent before the first one-way delay
+    /// sample): the remote-HZ estimate and the delays in the units tcp_lp.c
+    /// compares (the remote clock's ticks as it reads them: with remote_hz ≥ 1000
+    /// the "delay" is the echoed timestamp itself, in ms).
+    pub fn observe(&self, now: SimTime, vars: &mut StateVars) {
+        if self.sowd == 0 {
+            return;
+        }
+        let threshold = self.owd_min.wrapping_add(self.pct.wrapping_mul(self.owd_max.wrapping_sub(self.owd_min)) / 100);
+        vars.put("tcp_lp.remote_hz", self.remote_hz as f64);
+        vars.put("tcp_lp.smoothed_owd_ticks", (self.sowd >> 3) as f64);
+        vars.put("tcp_lp.owd_min_ticks", self.owd_min as f64);
+        vars.put("tcp_lp.owd_max_ticks", self.owd_max as f64);
+        vars.put("tcp_lp.threshold_ticks", threshold as f64);
+        vars.put("tcp_lp.early_congestion", ((self.sowd >> 3) > threshold) as u8 as f64);
+        let left = match self.last_drop {
+            0 => 0,
+            d => (d + self.inference).saturating_sub(jiffies(now)),
+        };
+        vars.put("tcp_lp.inference_left_s", left as f64 * 1e-3);
     }
 
     /// `tcp_lp_remote_hz_estimator` (tcp_lp.c:136-177).

@@ -32,6 +32,7 @@
 //! its whole part (ns-2's `window()`).
 use super::super::{Ack, Congestion, Window};
 use crate::engine::SimTime;
+use crate::transport::state::StateVars;
 
 /// ns-2's `windowInit_` (ns-default.tcl:920), which `delay_growth_` applies at
 /// the second ACK; the connection starts with one packet (`tcp.initial_window = 1`).
@@ -95,6 +96,15 @@ impl Ns2Vegas {
     pub fn on_start(&mut self, now: SimTime) {
         self.first_sent = now;
         self.beg_time = now.as_secs_f64();
+    }
+
+    /// BaseRTT (before the first sample: none) and the increment per ACK the
+    /// last round's decision set (`v_incr_`, packets), for a trace.
+    pub fn observe(&self, vars: &mut StateVars) {
+        if self.base_rtt < 1e9 {
+            vars.put("vegas.base_rtt_s", self.base_rtt);
+        }
+        vars.put("vegas.increment_packets", self.incr);
     }
 
     /// `cwnd_` and `ssthresh_` (packets), and BaseRTT (s).

@@ -34,6 +34,7 @@ use super::feedback::Report;
 use super::{FlowStart, RateControl, RateProtocol, Receiver};
 use crate::engine::SimTime;
 use crate::settings::{err, Result, Table};
+use crate::transport::state::StateVars;
 use serde::{Deserialize, Serialize};
 
 /// t_mbi, the longest the sender waits between datagrams: 64 s (RFC 5348 §4.3).
@@ -271,6 +272,12 @@ impl RateControl for Tfrc {
         match self {
             Tfrc::Rfc5348(_) => 0,
             Tfrc::Ns2(s) => s.header().field(),
+        }
+    }
+    fn observe(&self, vars: &mut StateVars) {
+        match self {
+            Tfrc::Rfc5348(s) => s.observe(vars),
+            Tfrc::Ns2(s) => s.observe(vars),
         }
     }
 }

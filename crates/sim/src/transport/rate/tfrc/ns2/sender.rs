@@ -12,6 +12,7 @@
 //! a report in slow start, and every no-feedback expiry, sends one at once.
 use super::{p_to_b, DataHeader, SMALLFLOAT, TCP_TICK};
 use crate::engine::SimTime;
+use crate::transport::state::StateVars;
 use crate::transport::rate::feedback::Report;
 
 const DF: f64 = 0.95;
@@ -60,6 +61,10 @@ pub struct Ns2Sender {
     t_srtt: i32,
     t_rttvar: i32,
     rcvrate: f64,
+    /// The loss event rate and receive rate (bytes/s) of the latest report
+    /// (for a trace).
+    p: f64,
+    x_recv: f64,
     first_report: bool,
     /// When the next datagram leaves, and when the no-feedback timer expires.
     next_send: SimTime,
@@ -92,6 +97,8 @@ impl Ns2Sender {
             t_srtt: 0,
             t_rttvar: ((RTTVAR_INIT / TCP_TICK) as i32) << RTTVAR_BITS,
             rcvrate: 0.0,
+            p: 0.0,
+            x_recv: 0.0,
             first_report: false,
             next_send: SimTime::MAX,
             nofeedback: SimTime::MAX,
@@ -109,6 +116,17 @@ impl Ns2Sender {
     /// The sending rate (bytes/s).
     pub fn rate(&self) -> f64 {
         self.rate
+    }
+
+    /// The sending rate, the latest reported loss event rate and the receive
+    /// rate it reported, for a trace (the names RFC 5348's sender uses: the
+    /// rate is `rate_`, bit/s).
+    pub fn observe(&self, vars: &mut StateVars) {
+        vars.put("tfrc.x_bps", 8.0 * self.rate);
+        vars.put("tfrc.p", self.p);
+        if self.first_report {
+            vars.put("tfrc.x_recv_bps", 8.0 * self.x_recv);
+        }
     }
 
     /// When the next datagram leaves.
@@ -190,6 +208,8 @@ impl Ns2Sender {
         }
         self.update_rtt(t - secs(r.echo));
         self.rcvrate = p_to_b(r.p, self.rtt, self.tzero, self.size, BVAL);
+        self.p = r.p;
+        self.x_recv = r.x_recv;
         self.rearm_nofeedback(now);
         if !self.first_report {
             self.first_report = true;
