@@ -170,6 +170,9 @@ impl Config {
                             return err(format!("{p}.route"), RCP_ROUTE);
                         }
                     }
+                    if cc.header_in_sack() && c.route.iter().any(|&l| self.links[l as usize].queue.is_rcp()) {
+                        return err(format!("{p}.route"), HEADER_ROUTE);
+                    }
                 }
             }
             if let Some(a) = &c.access {
@@ -226,6 +229,10 @@ impl Config {
 
 /// Why an RCP class's route must cross an RCP link.
 pub const RCP_ROUTE: &str = "an rcp class's route must cross at least one link whose queue is RCP's (queue = { type = \"rcp\" }): nothing else sets its rate";
+
+/// Why a class whose datagrams carry a header field of their own may not cross an RCP link.
+pub const HEADER_ROUTE: &str =
+    "tfrc's ns2 variant carries its round id in the field RCP links rewrite: its route may not cross a link whose queue is RCP's";
 
 /// What is wrong with a route, in words.
 pub fn describe_fault(f: &RouteFault) -> String {

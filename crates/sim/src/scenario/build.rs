@@ -72,7 +72,7 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
     for c in &classes {
         if let crate::transport::Transport::Window { tcp, .. } = &c.transport {
             let rto = tcp.initial_rto.as_secs_f64();
-            let ack = tcp.header_bytes() as u64;
+            let ack = tcp.control_bytes() as u64;
             for (what, bytes, route) in [("packet", tcp.max_packet(), &c.route), ("ACK", ack, &c.ack_route)] {
                 let secs = |link: &LinkConfig| (bytes * 8) as f64 / link.rate_bps as f64;
                 if let Some(link) = route.iter().map(|&l| &names.links[l as usize]).find(|&link| secs(link) > rto) {
@@ -192,7 +192,7 @@ fn read_nodes_and_links(top: &mut Table) -> Result<Names> {
         let delay = t.req::<Duration>("delay", "the link's propagation delay, e.g. \"25ms\"")?.0;
         let queue = match t.table("queue")? {
             Some(mut q) => {
-                let queue = Queue::read(&mut q, rate_bps)?;
+                let queue = Queue::read(&mut q, rate_bps, delay)?;
                 q.finish("a queue")?;
                 queue
             }

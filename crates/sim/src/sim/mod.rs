@@ -381,7 +381,7 @@ impl Simulation {
             // Receive rate counts each segment that brings bytes beyond the cumulative
             // ACK point when it arrives (a hole's repair does not count twice what
             // arrived out of order, and the rate never exceeds the link's).
-            let fresh = if pkt.seq + pkt.len as u64 > tcp.rcv_nxt { pkt.len as u64 } else { 0 };
+            let fresh = if pkt.seq + pkt.len as u64 > tcp.rcv_nxt && pkt.seq >= tcp.syn { pkt.len as u64 } else { 0 };
             if let Some(tr) = self.net.trace.as_deref_mut() {
                 tr.data_arrived(now, &pkt);
             }

@@ -95,7 +95,7 @@ impl Simulation {
 
 /// Copy a connection's counters into its flow record.
 pub(super) fn copy_into(tcp: &Tcp, rec: &mut FlowRecord) {
-    rec.bytes_delivered = tcp.rcv_nxt.min(rec.size);
+    rec.bytes_delivered = tcp.bytes_received().min(rec.size);
     rec.retransmissions = tcp.retransmits;
     rec.timeouts = tcp.timeouts;
 }

@@ -67,6 +67,15 @@ pub struct Ack {
     /// Forward one-way delay of the data segment whose arrival triggered this ACK
     /// (receiver's arrival time minus sender's send time, as LEDBAT and TCP-LP measure it).
     pub one_way_delay: Option<SimTime>,
+    /// The timestamp the ACK echoes (RFC 7323's TSecr: the send time of the
+    /// segment that triggered it), only when the connection uses timestamps
+    /// (`tcp.timestamps`); for controllers that run a stack's own timestamp
+    /// arithmetic (TCP-LP's `ns2` variant).
+    pub ts_echo: Option<SimTime>,
+    /// The ACK newly acknowledges data that was sent more than once, so a sample
+    /// from it may time either transmission (Karn's rule; ns-2's Agent/TCP/Linux
+    /// takes no sample from such an ACK, `FLAG_UNSURE_TSTAMP`).
+    pub acks_retransmission: bool,
     /// The ACK carries ECN-Echo: a segment was marked Congestion Experienced (RFC 3168).
     pub ece: bool,
     /// CE-marked data segments this ACK newly reports (the receiver's count, as

@@ -90,7 +90,7 @@ impl TfcbrParams {
 
     /// The TFRC underneath.
     pub fn tfrc(&self) -> TfrcParams {
-        TfrcParams { q: self.q, discounting: self.discounting, oscillation_reduction: self.oscillation_reduction }
+        TfrcParams { q: self.q, discounting: self.discounting, oscillation_reduction: self.oscillation_reduction, ..TfrcParams::default() }
     }
 
     /// `alpha`, `beta` (defaults given) and TFRC's keys.
