@@ -190,7 +190,6 @@ impl Estimate {
         let mut min_ack = vec![f64::INFINITY; nl];
         let mut data_sum = vec![0.0; nl];
         let mut ack_sum = vec![0.0; nl];
-        let mut offered = vec![0.0; nl];
         // Data packets the classes with a bounded demand offer each link, uncapped.
         let mut demand_sum = vec![0.0; nl];
         let mut e = Estimate::default();
@@ -243,9 +242,6 @@ impl Estimate {
                 min_data[l] = min_data[l].min(small);
                 data_sum[l] += x;
                 demand_sum[l] += demand.unwrap_or(0.0);
-                if let Some(bytes) = finite {
-                    offered[l] += bytes * 8.0 / active.max(1e-9);
-                }
             }
             e.flows += flows;
             e.flows_by.push((Culprit::Class(ci), flows));
@@ -287,9 +283,10 @@ impl Estimate {
         // Memory.
         let per_flow = std::mem::size_of::<FlowRecord>() as f64 + FLOW_ROW_BYTES;
         let per_conn = std::mem::size_of::<Option<Conn>>() as f64 + CONN_HEAP_BYTES;
+        let offered = cfg.offered_load();
         for (ci, c) in cfg.classes.iter().enumerate() {
             let (flows, finite, _, _) = per_class[ci];
-            let overloaded = c.route.iter().any(|&l| offered[l as usize] >= cap_bps[l as usize]);
+            let overloaded = c.route.iter().any(|&l| offered[l as usize].load >= 1.0);
             let open = if !finite || overloaded { flows } else { 0.0 };
             e.memory_by.push((Culprit::Class(ci), flows * per_flow + open * per_conn));
         }

@@ -8,6 +8,7 @@
 //! and seed give the same bytes out. Reading the JSON back gives the same
 //! `Config`, checked again, so a stored configuration can be re-run as it is.
 pub mod estimate;
+pub mod load;
 
 use crate::engine::SimTime;
 use crate::metrics::RecordConfig;

@@ -70,6 +70,8 @@ pub struct ArrivalTable {
 pub enum Scalar {
     Num(f64),
     Int(i64),
+    /// A whole number that may exceed i64 (the seed, any u64).
+    Unsigned(u64),
     Text(String),
 }
 
@@ -96,6 +98,7 @@ impl RunResult {
         match self.get(key) {
             Some(Scalar::Num(x)) => *x,
             Some(Scalar::Int(i)) => *i as f64,
+            Some(Scalar::Unsigned(u)) => *u as f64,
             _ => f64::NAN,
         }
     }

@@ -3,6 +3,7 @@
 //! the key path in the file.
 use super::classes::{read_class, Names};
 use crate::config::estimate::{Culprit, Limits};
+use crate::config::load::{offered_load, overload_warnings};
 use crate::config::{Config, FORMAT};
 use crate::engine::SimTime;
 use crate::metrics::RecordConfig;
@@ -43,9 +44,8 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
     }
     let mut classes = Vec::with_capacity(items.len());
     let mut class_ix: HashMap<String, usize> = HashMap::new();
-    let mut offered_bps = vec![0.0; names.links.len()];
     for (path, v) in items {
-        let c = read_class(Table::new(v, path.clone())?, &names, &graph, &tcp, registry, base_dir, &mut offered_bps)?;
+        let c = read_class(Table::new(v, path.clone())?, &names, &graph, &tcp, registry, base_dir)?;
         if class_ix.insert(c.name.clone(), classes.len()).is_some() {
             return err(format!("{path}.name"), format!("duplicate class name {:?}", c.name));
         }
@@ -54,16 +54,7 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
         }
         classes.push(c);
     }
-    let mut warnings = Vec::new();
-    for (l, bits) in offered_bps.iter().enumerate() {
-        let load = bits / names.links[l].rate_bps as f64;
-        if load >= 1.0 {
-            warnings.push(format!(
-                "link {:?}: offered load of the Poisson and CBR classes is {load:.3} (headers included), at or above capacity",
-                names.links[l].name
-            ));
-        }
-    }
+    let mut warnings = overload_warnings(&offered_load(&names.links, &classes, duration));
     // A link so slow that one packet takes longer to send than the first
     // retransmission timeout: every first segment times out (spurious timeouts).
     // The same for the ACKs (header bytes only) on the way back: a 40-byte ACK

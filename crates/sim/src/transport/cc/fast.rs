@@ -2,7 +2,7 @@
 //! performance", Infocom 2004; Wei, Jin, Low, Hegde, IEEE/ACM ToN 14(6), 2006),
 //! with the α adaptation of Algorithm 1 of Tang, Wei, Low, Chiang,
 //! "Heterogeneous congestion control: efficiency, fairness and design"
-//! (`/work/shared/papers/heterogeneous-congestion-control.md`, §II-III, §VII).
+//! (`../shared/papers/heterogeneous-congestion-control.md`, §II-III, §VII).
 //!
 //! Where the papers leave a detail open this file follows the ns-2 FAST module
 //! (Cui and Andrew, University of Melbourne, v1.1.3, `tcp/tcp-fast.cc` in ns-2.35,
