@@ -115,7 +115,7 @@ impl Config {
             if lp.max(lb).is_some_and(|x| x > crate::net::queue::MAX_LIMIT) {
                 return err(format!("{p}.queue"), "a queue limit may be at most 10^18 packets or bytes");
             }
-            l.queue.validate().map_err(|(k, m)| at(format!("{p}.queue.{k}"), m))?;
+            registry.queues().check(&l.queue).map_err(|(k, m)| at(format!("{p}.queue.{k}"), m))?;
             if l.name.is_empty() || !entities.insert(l.name.as_str()) {
                 return err(format!("{p}.name"), "expected a unique, non-empty link name");
             }

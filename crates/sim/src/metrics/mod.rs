@@ -1,8 +1,10 @@
 //! What a run records and produces: the flows table, the links table, the
 //! sampled series, the per-arrival queue table and the summary scalars.
+pub mod columns;
 pub mod flows;
 pub mod series;
 
+pub use columns::{link_columns, Column, Columns};
 pub use flows::{FlowRecord, FlowTable};
 pub use series::Series;
 

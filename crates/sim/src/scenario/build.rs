@@ -7,6 +7,7 @@ use crate::config::load::{offered_load, overload_warnings};
 use crate::config::{Config, FORMAT};
 use crate::engine::SimTime;
 use crate::metrics::RecordConfig;
+use crate::net::queue::QueueRegistry;
 use crate::net::{Graph, LinkConfig, Queue};
 use crate::settings::{err, Duration, Result, Table, Value, WholeRate};
 use crate::traffic::Arrivals;
@@ -34,7 +35,7 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
         Some(t) => TcpParams::read(t, &TcpParams::default())?,
         None => TcpParams::default(),
     };
-    let mut names = read_nodes_and_links(&mut top)?;
+    let mut names = read_nodes_and_links(&mut top, registry.queues())?;
     let graph_links = names.links.clone();
     let graph = Graph::new(names.nodes.len(), &graph_links);
 
@@ -127,7 +128,7 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
 
 /// The node list (explicit, or the links' endpoints in order of appearance) and
 /// the links, both directions of a duplex link.
-fn read_nodes_and_links(top: &mut Table) -> Result<Names> {
+fn read_nodes_and_links(top: &mut Table, queues: &QueueRegistry) -> Result<Names> {
     let mut n = Names { nodes: Vec::new(), node_ix: HashMap::new(), links: Vec::new(), link_ix: HashMap::new() };
     let explicit = top.get::<Vec<String>>("nodes")?;
     if let Some(list) = &explicit {
@@ -173,7 +174,7 @@ fn read_nodes_and_links(top: &mut Table) -> Result<Names> {
         let delay = t.req::<Duration>("delay", "the link's propagation delay, e.g. \"25ms\"")?.0;
         let queue = match t.table("queue")? {
             Some(mut q) => {
-                let queue = Queue::read(&mut q, rate_bps)?;
+                let queue = queues.read(&mut q, rate_bps)?;
                 q.finish("a queue")?;
                 queue
             }

@@ -2,7 +2,8 @@
 //! gateways for congestion avoidance", IEEE/ACM ToN 1(4), 1993 (Fig. 2), with
 //! the rules ns-2's `queue/red.cc` and ns-3 3.44's `RedQueueDisc` add where the
 //! paper is silent (docs/protocols.md, "RED", lists each).
-use super::{check_profile, fit, read_limit, read_mean_packet, read_number, read_thresholds, signal, Arrival, Average, Unit, Verdict};
+use super::{check_profile, fit, read_limit, read_mean_packet, read_number, read_thresholds, signal, Arrival, Average, QueueConfig, QueueDiscipline, Unit, Verdict};
+use crate::net::packet::Packet;
 use crate::settings::{Result, Table};
 use cclab_rng::Xoshiro256pp;
 use serde::{Deserialize, Serialize};
@@ -176,6 +177,35 @@ impl RedState {
         } else {
             false
         }
+    }
+}
+
+/// The discipline's seam (registry.rs): its own reader, check and state.
+impl QueueConfig for Red {
+    const NAME: &'static str = "red";
+    type State = Box<RedState>;
+
+    fn read(t: &mut Table, rate_bps: u64) -> Result<Red> {
+        Red::read(t, rate_bps)
+    }
+
+    fn check(&self) -> std::result::Result<(), (&'static str, String)> {
+        self.validate()
+    }
+
+    fn limits(&self) -> (Option<u64>, Option<u64>) {
+        (self.limit_packets, self.limit_bytes)
+    }
+
+    fn start(&self, rate_bps: u64, rng: Xoshiro256pp) -> Box<RedState> {
+        Box::new(RedState::new(self, rate_bps, rng))
+    }
+}
+
+impl QueueDiscipline for RedState {
+    #[inline]
+    fn admit(&mut self, a: &Arrival, _pkt: &mut Packet) -> Verdict {
+        RedState::admit(self, a)
     }
 }
 

@@ -6,6 +6,7 @@
 //! registered at run time with [`Registry::register`] and runs boxed.
 use super::{Ack, Congestion, CongestionControl, FastRecovery, Window, WindowProtocol};
 use crate::engine::SimTime;
+use crate::net::queue::{QueueConfig, QueueRegistry};
 use crate::settings::{Result, ScenarioError, Table, Value};
 use std::fmt::Debug;
 
@@ -29,10 +30,11 @@ impl Clone for Box<dyn DynCc> {
 type ReadFn = fn(Table) -> Result<Value>;
 type MakeFn = fn(&Value) -> std::result::Result<Box<dyn DynCc>, String>;
 
-/// Controllers registered at run time, beside the built-in ones.
+/// Controllers (and queue disciplines) registered at run time, beside the built-in ones.
 #[derive(Clone, Default)]
 pub struct Registry {
     custom: Vec<(&'static str, ReadFn, MakeFn)>,
+    queues: QueueRegistry,
 }
 
 fn read_as<T: WindowProtocol>(t: Table) -> Result<Value> {
@@ -56,6 +58,17 @@ impl Registry {
         self.custom.retain(|c| c.0 != T::NAME);
         self.custom.push((T::NAME, read_as::<T>, make_as::<T>));
         self
+    }
+
+    /// Add queue discipline `T` under `T::NAME` (a built-in name cannot be replaced).
+    pub fn register_queue<T: QueueConfig>(&mut self) -> &mut Self {
+        self.queues.register::<T>();
+        self
+    }
+
+    /// The queue disciplines this registry knows.
+    pub fn queues(&self) -> &QueueRegistry {
+        &self.queues
     }
 
     /// Every protocol name this registry knows.
