@@ -99,3 +99,15 @@ def test_the_largest_seed_is_reported_as_given(capsys, tmp_path):
     assert cli.main(["run", str(f), "--seed", str(top), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["seed"] == top
     assert cclab.run(SMALL, seed=top).summary["seed"] == top
+
+
+@pytest.mark.parametrize("protocol, key, bad", [("fast", "alpha", -5), ("ledbat", "gain", -1), ("ledbat", "target_ns", 0)])
+def test_a_canonical_configuration_is_checked_as_a_scenario_is(protocol, key, bad):
+    # Read from a file, FAST's alpha = -5 was refused; in a canonical configuration
+    # given to cclab.run it ran (issue 26). Both ways pass the protocol's one check().
+    sc = cclab.scenario.load_scenario(SMALL)[0]
+    sc["traffic"][0]["protocol"] = protocol
+    config = cclab.validate(sc)["config"]
+    config["classes"][0]["transport"]["cc"]["params"][key] = bad
+    with pytest.raises(ScenarioError, match=rf"^classes\[0\]\.transport\.cc\.params\.{key}: "):
+        cclab.run(config)

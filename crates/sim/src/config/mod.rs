@@ -145,6 +145,7 @@ impl Config {
             match &c.transport {
                 Transport::Window { tcp, cc } => {
                     tcp.validate().map_err(|(k, m)| at(format!("{p}.transport.tcp.{k}"), m))?;
+                    cc.check().map_err(|(k, m)| at(format!("{p}.transport.cc.params.{k}"), m))?;
                     if let CcConfig::Custom { name, .. } = cc {
                         if !registry.knows(name) {
                             return err(format!("{p}.transport.cc.protocol"), format!("protocol {name:?} is not registered"));
@@ -152,6 +153,7 @@ impl Config {
                     }
                 }
                 Transport::Rate { packet_bytes, cc } => {
+                    cc.check().map_err(|(k, m)| at(format!("{p}.transport.cc.params.{k}"), m))?;
                     let r = cc.make().rate_bps();
                     if !(r.is_finite() && r >= 0.0 && r <= MAX_RATE_BPS as f64) {
                         return err(format!("{p}.transport.cc.params"), "the rate must be from 0 to 10^15 bits per second");

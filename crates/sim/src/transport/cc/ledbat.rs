@@ -320,6 +320,31 @@ impl WindowProtocol for Ledbat {
         Ok(p)
     }
 
+    fn check(p: &LedbatParams) -> std::result::Result<(), (&'static str, String)> {
+        if p.target == SimTime::ZERO || p.target > SimTime::LONGEST {
+            return Err(("target_ns", format!("expected a positive time of at most 1e9 s, got {} ns", p.target.0)));
+        }
+        if !(p.gain > 0.0 && p.gain <= 100.0) {
+            return Err(("gain", format!("expected a positive number at most 100, got {}", p.gain)));
+        }
+        if !(1..=MAX_LIST).contains(&p.base_history) {
+            return Err(("base_history", format!("expected a whole number from 1 to {MAX_LIST}, got {}", p.base_history)));
+        }
+        if !(1..=MAX_LIST).contains(&p.current_filter) {
+            return Err(("current_filter", format!("expected a whole number from 1 to {MAX_LIST}, got {}", p.current_filter)));
+        }
+        if !(1..=100_000).contains(&p.min_cwnd) {
+            return Err(("min_cwnd", format!("expected a whole number from 1 to 100000, got {}", p.min_cwnd)));
+        }
+        if p.init_cwnd.is_some_and(|n| !(1..=100_000).contains(&n)) {
+            return Err(("init_cwnd", "expected a whole number from 1 to 100000, or null (tcp.initial_window)".into()));
+        }
+        if p.allowed_increase.is_some_and(|a| !(0.0..=100_000.0).contains(&a)) {
+            return Err(("allowed_increase", "expected a number from 0 to 100000, or null (no cap)".into()));
+        }
+        Ok(())
+    }
+
     fn new(p: &LedbatParams) -> Self {
         Ledbat(Box::new(State::new(p)))
     }

@@ -146,9 +146,23 @@ macro_rules! window_protocols {
             }
 
             fn read_builtin(protocol: &str, t: Table) -> Option<Result<CcConfig>> {
-                match protocol {
-                    $(<$ty as WindowProtocol>::NAME => Some(<$ty as WindowProtocol>::read(t).map(CcConfig::$variant)),)*
-                    _ => None,
+                let path = t.path().to_string();
+                let c = match protocol {
+                    $(<$ty as WindowProtocol>::NAME => <$ty as WindowProtocol>::read(t).map(CcConfig::$variant),)*
+                    _ => return None,
+                };
+                Some(c.and_then(|c| {
+                    c.check().map_err(|(k, m)| ScenarioError::new(crate::settings::join(&path, k), m))?;
+                    Ok(c)
+                }))
+            }
+
+            /// The parameters' range check (`WindowProtocol::check`; a controller
+            /// registered at run time checks in its `read`). The key is the canonical one.
+            pub fn check(&self) -> std::result::Result<(), (&'static str, String)> {
+                match self {
+                    $(CcConfig::$variant(p) => <$ty as WindowProtocol>::check(p),)*
+                    CcConfig::Custom { .. } => Ok(()),
                 }
             }
 
