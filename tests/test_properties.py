@@ -40,6 +40,12 @@ from cclab.scenario import ScenarioError  # noqa: E402
 
 WINDOW = ["newreno", "reno", "ledbat", "tcp_lp", "multcp", "fast", "vegas"]
 RATE = ["cbr", "pareto", "tfrc", "tfcbr", "rdtf"]
+#: Protocols and queue disciplines the random scenarios do not draw, and why
+#: (CONTRIBUTING.md: each new one is drawn, or named here).
+NOT_FUZZED = {
+    "rcp": "RCP's senders need a route through an RCP link, and an RCP link carries them only",
+    "linear": "its thresholds are a profile of one experiment (heterogeneous Example 2a), not a general buffer",
+}
 PERF = ("wall_time_s", "events_per_s", "wall_s_per_sim_s")
 
 
