@@ -87,7 +87,7 @@ def _disciplines() -> list[tuple[str, str]]:
     """(variant, name) of every built-in queue discipline, from queue_disciplines!."""
     reg = _read("crates/sim/src/net/queue/registry.rs")
     block = reg[reg.rindex("queue_disciplines! {"):]
-    return re.findall(r'^\s+(\w+)\("(\w+)"\) => \w+;', block, flags=re.M)
+    return re.findall(r'^\s+(\w+)\("(\w+)"\) => super::\w+;', block, flags=re.M)
 
 
 def test_every_queue_discipline_is_where_recipe_2_puts_a_new_one():

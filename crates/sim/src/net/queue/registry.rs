@@ -129,6 +129,10 @@ macro_rules! queue_disciplines {
         /// The names of the built-in queue disciplines.
         pub const BUILTIN: &[&str] = &[$($name),*];
 
+        /// Each listed name beside its discipline's own `QueueConfig::NAME`.
+        #[cfg(test)]
+        const LISTED: &[(&str, &str)] = &[$(($name, <$cfg as QueueConfig>::NAME)),*];
+
         /// A queue discipline during a run. (An explicit tag byte: telling drop-tail
         /// apart is then one comparison, where a niche in its limits took four.)
         #[repr(u8)]
@@ -270,14 +274,14 @@ impl Default for Queue {
     }
 }
 
-// The built-in queue disciplines: one line each, `Variant("name") => Config` (its
+// The built-in queue disciplines: one line each, `Variant("name") => super::Config` (its
 // `QueueConfig::NAME` is the name; a test checks). A state larger than a few words
 // is boxed by its `QueueConfig::State`, so that a link's discipline slot stays small.
 queue_disciplines! {
-    DropTail("droptail") => DropTail;
-    Red("red") => Red;
-    Linear("linear") => Linear;
-    Rcp("rcp") => Rcp;
+    DropTail("droptail") => super::DropTail;
+    Red("red") => super::Red;
+    Linear("linear") => super::Linear;
+    Rcp("rcp") => super::Rcp;
 }
 
 #[cfg(test)]
@@ -286,7 +290,9 @@ mod tests {
 
     #[test]
     fn the_listed_names_are_the_disciplines_own() {
-        assert_eq!(BUILTIN, &[DropTail::NAME, Red::NAME, Linear::NAME, Rcp::NAME]);
+        for (listed, own) in LISTED {
+            assert_eq!(listed, own);
+        }
         for q in [Queue::DropTail(DropTail::default()), Queue::Red(Red::default()), Queue::Rcp(Rcp::default())] {
             let text = serde_json::to_string(&q).unwrap();
             assert!(text.starts_with(&format!("{{\"type\":\"{}\"", q.name())), "{text}");
