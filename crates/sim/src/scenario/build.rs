@@ -10,7 +10,7 @@ use crate::metrics::RecordConfig;
 use crate::net::queue::QueueRegistry;
 use crate::net::{Graph, LinkConfig, Queue};
 use crate::settings::{err, Duration, Result, Table, Value, WholeRate};
-use crate::traffic::Arrivals;
+use crate::traffic::{Arrivals, ClassConfig};
 use crate::transport::cc::Registry;
 use crate::transport::tcp::TcpParams;
 use std::collections::HashMap;
@@ -39,43 +39,9 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
     let graph_links = names.links.clone();
     let graph = Graph::new(names.nodes.len(), &graph_links);
 
-    let items = top.list("traffic")?.unwrap_or_default();
-    if items.is_empty() {
-        return err("traffic", "expected at least one traffic class");
-    }
-    let mut classes = Vec::with_capacity(items.len());
-    let mut class_ix: HashMap<String, usize> = HashMap::new();
-    for (path, v) in items {
-        let c = read_class(Table::new(v, path.clone())?, &names, &graph, &tcp, registry, base_dir)?;
-        if class_ix.insert(c.name.clone(), classes.len()).is_some() {
-            return err(format!("{path}.name"), format!("duplicate class name {:?}", c.name));
-        }
-        if names.link_ix.contains_key(&c.name) {
-            return err(format!("{path}.name"), format!("{:?} is already a link's name (the series table names links and classes together)", c.name));
-        }
-        classes.push(c);
-    }
+    let classes = read_classes(&mut top, &names, &graph, &tcp, registry, base_dir)?;
     let mut warnings = overload_warnings(&offered_load(&names.links, &classes, duration));
-    // A link so slow that one packet takes longer to send than the first
-    // retransmission timeout: every first segment times out (spurious timeouts).
-    // The same for the ACKs (header bytes only) on the way back: a 40-byte ACK
-    // takes 3.2 s on a 100 bit/s reverse link.
-    for c in &classes {
-        if let crate::transport::Transport::Window { tcp, .. } = &c.transport {
-            let rto = tcp.initial_rto.as_secs_f64();
-            let ack = tcp.header_bytes() as u64;
-            for (what, bytes, route) in [("packet", tcp.max_packet(), &c.route), ("ACK", ack, &c.ack_route)] {
-                let secs = |link: &LinkConfig| (bytes * 8) as f64 / link.rate_bps as f64;
-                if let Some(link) = route.iter().map(|&l| &names.links[l as usize]).find(|&link| secs(link) > rto) {
-                    let secs = secs(link);
-                    warnings.push(format!(
-                        "class {:?}: one {what} ({bytes} bytes) takes {secs:.3} s to send on link {:?}, longer than initial_rto ({rto} s): expect spurious timeouts",
-                        c.name, link.name
-                    ));
-                }
-            }
-        }
-    }
+    warnings.extend(slow_link_warnings(&classes, &names.links));
     let record = read_record(&mut top, &names.link_ix)?;
     let limits = match top.table("limits")? {
         Some(t) => Limits::read(t)?,
@@ -221,4 +187,50 @@ fn read_record(top: &mut Table, link_ix: &HashMap<String, u32>) -> Result<Record
     }
     t.finish("the record table")?;
     Ok(RecordConfig { interval, arrivals })
+}
+
+/// The `traffic` list: every class read, with a name unique among classes and links.
+fn read_classes(top: &mut Table, names: &Names, graph: &Graph, tcp: &TcpParams, registry: &Registry, base_dir: &Path) -> Result<Vec<ClassConfig>> {
+    let items = top.list("traffic")?.unwrap_or_default();
+    if items.is_empty() {
+        return err("traffic", "expected at least one traffic class");
+    }
+    let mut classes = Vec::with_capacity(items.len());
+    let mut class_ix: HashMap<String, usize> = HashMap::new();
+    for (path, v) in items {
+        let c = read_class(Table::new(v, path.clone())?, names, graph, tcp, registry, base_dir)?;
+        if class_ix.insert(c.name.clone(), classes.len()).is_some() {
+            return err(format!("{path}.name"), format!("duplicate class name {:?}", c.name));
+        }
+        if names.link_ix.contains_key(&c.name) {
+            return err(format!("{path}.name"), format!("{:?} is already a link's name (the series table names links and classes together)", c.name));
+        }
+        classes.push(c);
+    }
+    Ok(classes)
+}
+
+/// A link so slow that one packet takes longer to send than the first
+/// retransmission timeout: every first segment times out (spurious timeouts).
+/// The same for the ACKs (header bytes only) on the way back: a 40-byte ACK
+/// takes 3.2 s on a 100 bit/s reverse link.
+fn slow_link_warnings(classes: &[ClassConfig], links: &[LinkConfig]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for c in classes {
+        if let crate::transport::Transport::Window { tcp, .. } = &c.transport {
+            let rto = tcp.initial_rto.as_secs_f64();
+            let ack = tcp.header_bytes() as u64;
+            for (what, bytes, route) in [("packet", tcp.max_packet(), &c.route), ("ACK", ack, &c.ack_route)] {
+                let secs = |link: &LinkConfig| (bytes * 8) as f64 / link.rate_bps as f64;
+                if let Some(link) = route.iter().map(|&l| &links[l as usize]).find(|&link| secs(link) > rto) {
+                    let secs = secs(link);
+                    warnings.push(format!(
+                        "class {:?}: one {what} ({bytes} bytes) takes {secs:.3} s to send on link {:?}, longer than initial_rto ({rto} s): expect spurious timeouts",
+                        c.name, link.name
+                    ));
+                }
+            }
+        }
+    }
+    warnings
 }

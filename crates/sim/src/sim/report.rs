@@ -69,19 +69,8 @@ impl Simulation {
         put("wall_time_s", Scalar::Num(self.wall_secs));
         put("events_per_s", Scalar::Num(self.events as f64 / self.wall_secs.max(1e-9)));
         put("wall_s_per_sim_s", Scalar::Num(self.wall_secs / end.as_secs_f64().max(1e-9)));
-        let mut arrivals = ArrivalTable::default();
-        for (li, l) in self.net.links.iter().enumerate() {
-            for a in &l.arrivals {
-                arrivals.time.push(a.time.as_secs_f64());
-                arrivals.link.push(li as u32);
-                arrivals.queue_packets.push(a.queue_packets);
-                arrivals.queue_bytes.push(a.queue_bytes);
-                arrivals.backlog.push(a.backlog.as_secs_f64());
-                arrivals.dropped.push(a.dropped);
-            }
-        }
         RunResult {
-            arrivals,
+            arrivals: arrival_table(&self.net.links),
             link_names: self.cfg.links.iter().map(|l| l.name.clone()).collect(),
             class_names: self.cfg.classes.iter().map(|c| c.name.clone()).collect(),
             flows: ft,
@@ -93,6 +82,22 @@ impl Simulation {
     }
 }
 
+
+/// The queue met by every recorded arrival, link after link.
+fn arrival_table(links: &[Link]) -> ArrivalTable {
+    let mut arrivals = ArrivalTable::default();
+    for (li, l) in links.iter().enumerate() {
+        for a in &l.arrivals {
+            arrivals.time.push(a.time.as_secs_f64());
+            arrivals.link.push(li as u32);
+            arrivals.queue_packets.push(a.queue_packets);
+            arrivals.queue_bytes.push(a.queue_bytes);
+            arrivals.backlog.push(a.backlog.as_secs_f64());
+            arrivals.dropped.push(a.dropped);
+        }
+    }
+    arrivals
+}
 
 /// Copy a connection's counters into its flow record.
 pub(super) fn copy_into(tcp: &Tcp, rec: &mut FlowRecord) {

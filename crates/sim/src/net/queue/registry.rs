@@ -7,7 +7,7 @@
 //! [`QueueRegistry::register`] and runs boxed. The event loop knows none by name: a
 //! link's timer runs whatever deadline its discipline asks for.
 use super::discipline::{QueueConfig, QueueDiscipline, Waiting};
-use super::{Arrival, DropTail, Linear, Rcp, Red, Verdict};
+use super::{Arrival, DropTail, Verdict};
 use crate::engine::SimTime;
 use crate::net::packet::Packet;
 use crate::settings::{err, Result, Table, Value};
@@ -287,6 +287,7 @@ queue_disciplines! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::queue::{Rcp, Red};
 
     #[test]
     fn the_listed_names_are_the_disciplines_own() {
