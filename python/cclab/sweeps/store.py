@@ -508,10 +508,14 @@ class Store:
         tables = {}
         for t in ("flows", "links", "series", "arrivals"):
             p = d / f"{t}.parquet"
-            tables[t] = pq.read_table(p).to_pandas() if p.exists() else pd.DataFrame()
-        for col in NULLABLE_INT:
-            if col in tables["links"]:
-                tables["links"][col] = tables["links"][col].astype("Int64")
+            if not p.exists():
+                tables[t] = pd.DataFrame()
+                continue
+            arrow = pq.read_table(p)
+            tables[t] = arrow.to_pandas()
+            for field in arrow.schema:
+                if field.metadata and NULLABLE_INT in field.metadata:
+                    tables[t][field.name] = tables[t][field.name].astype("Int64")
         summary = dict(meta["summary"])
         return Result(flows=tables["flows"], links=tables["links"], series=tables["series"], summary=summary,
                       warnings=list(meta.get("warnings", [])), arrivals=tables["arrivals"], scenario={},
