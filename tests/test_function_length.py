@@ -19,7 +19,6 @@ WAITING = {
     "crates/sim/src/config/estimate.rs::of": 128,
     "python/cclab/experiments/reproductions/heterogeneous.py::exp1_two_timescale": 105,
     "python/cclab/experiments/reproductions/friendliness.py::tfcbr_alpha_beta": 104,
-    "crates/sim/src/transport/cc/ledbat.rs::on_ack": 104,
     "python/cclab/experiments/reproductions/fairbat.py::fig3": 102,
     "python/cclab/cli.py::build_parser": 100,
     "crates/flowsim/src/model.rs::validate": 97,
