@@ -16,7 +16,6 @@ WAITING = {
     "python/cclab/bgtransfer/engine.py::schedule": 186,
     "python/cclab/theory/heterogeneous/equilibria.py::equilibria": 143,
     "python/cclab/experiments/reproductions/lower_bounds.py::sqrt_n_beyond": 140,
-    "crates/sim/src/config/estimate.rs::of": 128,
     "python/cclab/experiments/reproductions/heterogeneous.py::exp1_two_timescale": 105,
     "python/cclab/experiments/reproductions/friendliness.py::tfcbr_alpha_beta": 104,
     "python/cclab/experiments/reproductions/fairbat.py::fig3": 102,
