@@ -9,9 +9,10 @@
 //! `Config`, checked again, so a stored configuration can be re-run as it is.
 pub mod estimate;
 pub mod load;
+pub mod traced;
 
 use crate::engine::SimTime;
-use crate::metrics::RecordConfig;
+use crate::metrics::{RecordConfig, TraceConfig};
 use crate::net::{Graph, LinkConfig, RouteFault};
 use crate::settings::units::MAX_RATE_BPS;
 use crate::settings::{err, Result, ScenarioError};
@@ -43,6 +44,9 @@ pub struct Config {
     pub links: Vec<LinkConfig>,
     pub classes: Vec<ClassConfig>,
     pub record: RecordConfig,
+    /// What the run traces (absent from the canonical form when nothing).
+    #[serde(default, skip_serializing_if = "TraceConfig::is_off")]
+    pub trace: TraceConfig,
     /// What the run may need (absent from the canonical form when the defaults).
     #[serde(default, skip_serializing_if = "Limits::is_default")]
     pub limits: Limits,
@@ -107,6 +111,8 @@ impl Config {
             self.check_class(c, &p, &graph, registry)?;
         }
         self.check_record()?;
+        let has_access = |c: usize| self.classes[c].access.is_some();
+        self.trace.check(self.links.len(), self.classes.len(), &has_access).map_err(|(k, m)| at(format!("trace.{k}"), m))?;
         self.limits.validate("limits")?;
         self.estimate().check(&self.limits, &|c| match c {
             Culprit::Duration => "duration_ns".into(),
@@ -114,6 +120,10 @@ impl Config {
             Culprit::RecordArrivals(j) => format!("record.arrivals[{j}]"),
             Culprit::Class(i) => format!("classes[{i}].arrivals"),
             Culprit::Queue(l) => format!("links[{l}].queue"),
+            Culprit::TraceFlows(j) => format!("trace.flows[{j}]"),
+            Culprit::TraceLinks(j) => format!("trace.links[{j}]"),
+            Culprit::TracePcap(j) => format!("trace.pcap[{j}]"),
+            Culprit::TraceInterval => "trace.interval_ns".into(),
         })
     }
 

@@ -3,10 +3,12 @@
 pub mod columns;
 pub mod flows;
 pub mod series;
+pub mod trace;
 
 pub use columns::{link_columns, Column, Columns};
 pub use flows::{FlowRecord, FlowTable};
 pub use series::Series;
+pub use trace::{TraceConfig, Traces};
 
 use crate::engine::SimTime;
 use serde::{Deserialize, Serialize};
@@ -88,6 +90,8 @@ pub struct RunResult {
     pub link_names: Vec<String>,
     pub summary: Vec<(String, Scalar)>,
     pub warnings: Vec<String>,
+    /// What the run traced (empty without `[trace]`).
+    pub traces: Traces,
 }
 
 impl RunResult {

@@ -2,6 +2,7 @@
 //! routes computed and checked, units converted, files read. Every error names
 //! the key path in the file.
 use super::classes::{read_class, Names};
+use super::trace::read_trace;
 use crate::config::estimate::{Culprit, Limits};
 use crate::config::load::{offered_load, overload_warnings};
 use crate::config::{Config, FORMAT};
@@ -22,14 +23,7 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
     let mut top = Table::new(doc, "")?;
     let name: String = top.or("name", "scenario".to_string())?;
     let _description: Option<String> = top.get("description")?;
-    let duration = top.req::<Duration>("duration", "how long to simulate, e.g. \"2000s\"")?.0;
-    if duration == SimTime::ZERO {
-        return err("duration", "expected a positive duration, got 0");
-    }
-    let warmup = top.get::<Duration>("warmup")?.map_or(SimTime::ZERO, |d| d.0);
-    if warmup >= duration {
-        return err("warmup", format!("must be shorter than duration ({duration}), got {warmup}"));
-    }
+    let (duration, warmup) = read_duration_and_warmup(&mut top)?;
     let file_seed: Option<u64> = top.get("seed")?;
     let tcp = match top.table("tcp")? {
         Some(t) => TcpParams::read(t, &TcpParams::default())?,
@@ -43,6 +37,10 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
     let mut warnings = overload_warnings(&offered_load(&names.links, &classes, duration));
     warnings.extend(slow_link_warnings(&classes, &names.links));
     let record = read_record(&mut top, &names.link_ix)?;
+    let trace = match top.table("trace")? {
+        Some(t) => read_trace(t, &names.link_ix, &classes)?,
+        None => Default::default(),
+    };
     let limits = match top.table("limits")? {
         Some(t) => Limits::read(t)?,
         None => Limits::default(),
@@ -58,6 +56,7 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
         links: std::mem::take(&mut names.links),
         classes,
         record,
+        trace,
         limits,
     };
     // What the run will need, blamed on the scenario's keys.
@@ -66,6 +65,10 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
         Culprit::Duration => "duration".into(),
         Culprit::RecordInterval => "record.interval".into(),
         Culprit::RecordArrivals(j) => format!("record.arrivals[{j}]"),
+        Culprit::TraceFlows(j) => format!("trace.flows[{j}]"),
+        Culprit::TraceLinks(j) => format!("trace.links[{j}]"),
+        Culprit::TracePcap(j) => format!("trace.pcap[{j}]"),
+        Culprit::TraceInterval => "trace.interval".into(),
         // The scenario's link that made configuration link l (a duplex link makes two).
         Culprit::Queue(l) => {
             let mut made = 0;
@@ -233,4 +236,17 @@ fn slow_link_warnings(classes: &[ClassConfig], links: &[LinkConfig]) -> Vec<Stri
         }
     }
     warnings
+}
+
+/// The run's `duration` (positive) and `warmup` (shorter than it, default 0).
+fn read_duration_and_warmup(top: &mut Table) -> Result<(SimTime, SimTime)> {
+    let duration = top.req::<Duration>("duration", "how long to simulate, e.g. \"2000s\"")?.0;
+    if duration == SimTime::ZERO {
+        return err("duration", "expected a positive duration, got 0");
+    }
+    let warmup = top.get::<Duration>("warmup")?.map_or(SimTime::ZERO, |d| d.0);
+    if warmup >= duration {
+        return err("warmup", format!("must be shorter than duration ({duration}), got {warmup}"));
+    }
+    Ok((duration, warmup))
 }

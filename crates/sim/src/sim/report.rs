@@ -22,6 +22,7 @@ impl Simulation {
             }
         }
         let counters = self.net.packet_counters();
+        let traces = self.trace_finish(end);
         let ft = FlowTable::new(&self.records, warm);
         let links: Vec<LinkRow> = self.net.links.iter().zip(&self.cfg.links).map(|(l, c)| link_row(l, c, &self.cfg.nodes, measured)).collect();
         let mut summary: Vec<(String, Scalar)> = Vec::new();
@@ -78,6 +79,7 @@ impl Simulation {
             series: self.series,
             summary,
             warnings: self.warnings,
+            traces,
         }
     }
 }

@@ -34,6 +34,7 @@ pub use vegas::{Vegas, VegasParams};
 
 use crate::engine::SimTime;
 use crate::settings::{Result, Table};
+use crate::transport::state::StateVars;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt::Debug;
@@ -150,6 +151,13 @@ pub trait CongestionControl {
 
     /// The deadline has come.
     fn on_deadline(&mut self, _w: &mut Window, _now: SimTime) {}
+
+    /// Report the controller's own state for a trace (LEDBAT's delays, Vegas'
+    /// diff, FAST's α): `vars.put("protocol.quantity_unit", value)`. Called only
+    /// for traced flows, after each event that may change it; `w` is the window
+    /// now. The window itself, ssthresh and the RTT estimator are the machinery's
+    /// and traced without it.
+    fn observe(&self, _w: &Window, _now: SimTime, _vars: &mut StateVars) {}
 }
 
 /// A window-based protocol: a congestion controller with a name and typed parameters.
@@ -206,6 +214,9 @@ impl<T: CongestionControl> CongestionControl for Box<T> {
     #[inline]
     fn on_deadline(&mut self, w: &mut Window, now: SimTime) {
         (**self).on_deadline(w, now)
+    }
+    fn observe(&self, w: &Window, now: SimTime, vars: &mut StateVars) {
+        (**self).observe(w, now, vars)
     }
 }
 

@@ -8,6 +8,7 @@ use super::{Ack, Congestion, CongestionControl, FastRecovery, Window, WindowProt
 use crate::engine::SimTime;
 use crate::net::queue::{QueueConfig, QueueRegistry};
 use crate::settings::{Result, ScenarioError, Table, Value};
+use crate::transport::state::StateVars;
 use std::fmt::Debug;
 
 /// A controller running behind a box (registered at run time).
@@ -232,6 +233,12 @@ macro_rules! window_protocols {
                 match self {
                     $(Cc::$variant(c) => c.on_deadline(w, now),)*
                     Cc::Custom(c) => c.on_deadline(w, now),
+                }
+            }
+            fn observe(&self, w: &Window, now: SimTime, vars: &mut StateVars) {
+                match self {
+                    $(Cc::$variant(c) => c.observe(w, now, vars),)*
+                    Cc::Custom(c) => c.observe(w, now, vars),
                 }
             }
         }

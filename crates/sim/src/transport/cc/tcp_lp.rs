@@ -26,6 +26,7 @@ use super::newreno::reno_ssthresh;
 use super::{Ack, Congestion, CongestionControl, RenoGrowth, Window, WindowProtocol};
 use crate::engine::SimTime;
 use crate::settings::{err, Result, Table};
+use crate::transport::state::StateVars;
 use serde::{Deserialize, Serialize};
 
 /// Which rule set runs.
@@ -171,6 +172,30 @@ impl CongestionControl for TcpLp {
             TcpLp::Reference(c) => c.growth.on_congestion(event),
         }
         reno_ssthresh(w, event, flight)
+    }
+
+    /// The delay inference (absent before the first one-way delay sample): the
+    /// smoothed one-way delay, the minimum and maximum the threshold is built
+    /// from, the threshold d_min + δ·(d_max − d_min), whether the smoothed delay
+    /// is above it (early congestion, 1 or 0), and what remains of the inference
+    /// time-out after the latest indication (0 outside it: a new indication
+    /// halves the window, inside it one sets the window to one segment).
+    fn observe(&self, _w: &Window, now: SimTime, vars: &mut StateVars) {
+        let ms = |x: u32| x as f64 * 1e-3;
+        let (sowd, min, max, threshold, end) = match self {
+            TcpLp::Paper(c) if c.sampled => (c.sowd * 1e-9, c.owd_min * 1e-9, c.owd_max * 1e-9, c.threshold * 1e-9, c.inference_end()),
+            TcpLp::Reference(c) if c.sowd != 0 => {
+                let threshold = c.owd_min.wrapping_add(c.pct.wrapping_mul(c.owd_max.wrapping_sub(c.owd_min)) / 100);
+                (c.sowd as f64 / 8e3, ms(c.owd_min), ms(c.owd_max), ms(threshold), c.last_drop.map(|t| t + c.inference))
+            }
+            _ => return,
+        };
+        vars.put("tcp_lp.smoothed_owd_s", sowd);
+        vars.put("tcp_lp.owd_min_s", min);
+        vars.put("tcp_lp.owd_max_s", max);
+        vars.put("tcp_lp.threshold_s", threshold);
+        vars.put("tcp_lp.early_congestion", (sowd > threshold) as u8 as f64);
+        vars.put("tcp_lp.inference_left_s", end.map_or(0.0, |e| e.0.saturating_sub(now.0) as f64 * 1e-9));
     }
 }
 

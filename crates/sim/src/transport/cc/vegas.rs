@@ -25,6 +25,7 @@ use super::newreno::reno_ssthresh;
 use super::{Ack, Congestion, CongestionControl, RenoGrowth, Window, WindowProtocol};
 use crate::engine::SimTime;
 use crate::settings::{err, Result, Table};
+use crate::transport::state::StateVars;
 use serde::{Deserialize, Serialize};
 
 /// Vegas' thresholds, in packets (segments). Defaults are ns-3's (and Linux's):
@@ -300,6 +301,20 @@ impl CongestionControl for Vegas {
     fn on_sent(&mut self, _now: SimTime, bytes: u64, retransmission: bool) {
         if !retransmission {
             self.snd_max += bytes;
+        }
+    }
+
+    /// BaseRTT, the round's smallest RTT sample and the diff they give for the
+    /// window now (packets queued, compared with α and β once per round; absent
+    /// before the round's first sample), and whether Vegas is on (1: CA_OPEN).
+    fn observe(&self, w: &Window, _now: SimTime, vars: &mut StateVars) {
+        vars.put("vegas.on", (self.phase == Phase::Open) as u8 as f64);
+        if self.base_rtt != u64::MAX {
+            vars.put("vegas.base_rtt_s", self.base_rtt as f64 * 1e-9);
+        }
+        if self.min_rtt != u64::MAX {
+            vars.put("vegas.min_rtt_s", self.min_rtt as f64 * 1e-9);
+            vars.put("vegas.diff_packets", self.diff(w.cwnd / w.mss));
         }
     }
 }

@@ -31,6 +31,7 @@ use crate::engine::SimTime;
 use crate::net::Packet;
 use cclab_rng::Xoshiro256pp;
 use crate::settings::{Result, ScenarioError, Table, Value};
+use crate::transport::state::StateVars;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt::Debug;
@@ -75,6 +76,10 @@ pub trait RateControl {
     fn take_probe(&mut self) -> Option<u32> {
         None
     }
+    /// Report the controller's own state for a trace (TFRC's X, p and X_recv):
+    /// `vars.put("protocol.quantity_unit", value)`. Called only for traced flows;
+    /// the sending rate and the RTT estimate are traced without it.
+    fn observe(&self, _vars: &mut StateVars) {}
 }
 
 /// A rate-based protocol: a rate controller with a name and typed parameters.
@@ -133,6 +138,9 @@ impl<T: RateControl> RateControl for Box<T> {
     }
     fn take_probe(&mut self) -> Option<u32> {
         (**self).take_probe()
+    }
+    fn observe(&self, vars: &mut StateVars) {
+        (**self).observe(vars)
     }
 }
 
@@ -303,6 +311,11 @@ macro_rules! rate_protocols {
             fn take_probe(&mut self) -> Option<u32> {
                 match self {
                     $(RateCc::$variant(c) => c.take_probe(),)*
+                }
+            }
+            fn observe(&self, vars: &mut StateVars) {
+                match self {
+                    $(RateCc::$variant(c) => c.observe(vars),)*
                 }
             }
         }

@@ -15,6 +15,7 @@
 //! `sender.rs`, the receiving side in `receiver.rs`; the simulator moves the
 //! packets between them. The congestion controller (`transport::cc`) only steers
 //! the window. Timers are [`Timer`] deadlines the simulator turns into events.
+mod observe;
 mod params;
 mod prr;
 mod ranges;
@@ -24,6 +25,8 @@ mod scoreboard;
 mod selective;
 mod sender;
 
+pub use observe::RecoveryState;
+pub use sack::SackRecord;
 pub use params::{PartialAckTimer, Preset, Recovery as RecoveryRule, TcpParams, MAX_PACKET_BYTES};
 
 use super::cc::{Cc, Window};

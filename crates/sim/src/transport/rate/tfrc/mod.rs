@@ -32,6 +32,7 @@ use super::feedback::Report;
 use super::{FlowStart, RateControl, RateProtocol, Receiver};
 use crate::engine::SimTime;
 use crate::settings::{err, Result, Table};
+use crate::transport::state::StateVars;
 use serde::{Deserialize, Serialize};
 
 /// t_mbi, the longest the sender waits between datagrams: 64 s (RFC 5348 §4.3).
@@ -186,6 +187,9 @@ impl RateControl for Tfrc {
     #[inline]
     fn rtt(&self) -> Option<SimTime> {
         self.0.rtt()
+    }
+    fn observe(&self, vars: &mut StateVars) {
+        self.0.observe(vars);
     }
 }
 
