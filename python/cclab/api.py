@@ -104,8 +104,8 @@ class Result:
                 f"{len(self.flows)} flows ({done} finished), {len(self.warnings)} warnings>")
 
     def _repr_html_(self) -> str:
-        """The run as a compact table in Jupyter (cclab.report.html_summary)."""
-        from .report import html_summary
+        """The run as a compact table in Jupyter (cclab.summary.html_summary)."""
+        from .summary import html_summary
 
         return html_summary(self)
 
