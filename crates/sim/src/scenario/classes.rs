@@ -35,7 +35,7 @@ const TYPE_KEYS: &[(&str, &str)] = &[
     ("starts", "long_lived or cbr"),
 ];
 
-/// Read a traffic class; adds its offered load (bits per second) to `offered_bps`.
+/// Read a traffic class.
 pub(super) fn read_class(
     mut t: Table,
     names: &Names,
@@ -43,7 +43,6 @@ pub(super) fn read_class(
     base_tcp: &TcpParams,
     registry: &Registry,
     base_dir: &Path,
-    offered_bps: &mut [f64],
 ) -> Result<ClassConfig> {
     let name: String = t.req("name", "a name for the class")?;
     if name.is_empty() {
@@ -73,39 +72,13 @@ pub(super) fn read_class(
     }
     let phase = read_phase(&mut t, &kind, &transport)?;
     let arrivals = match kind.as_str() {
-        "poisson" => {
-            let a = read_poisson(&mut t, names, &route, base_dir)?;
-            if let Arrivals::Poisson { rate_per_s, size } = &a {
-                // On the wire, with every segment's header (a 1-byte MSS sends 41 bytes a byte).
-                let wire = match &transport {
-                    Transport::Window { tcp, .. } => tcp.max_packet() as f64 / tcp.mss as f64,
-                    Transport::Rate { .. } => 1.0,
-                };
-                for &l in &route {
-                    offered_bps[l as usize] += rate_per_s * size.mean() * 8.0 * wire;
-                }
-            }
-            a
-        }
+        "poisson" => read_poisson(&mut t, names, &route, base_dir)?,
         "long_lived" => read_starts(&mut t)?,
         "flow_list" => {
             let file: String = t.req("file", "flow_list traffic needs a CSV file with columns start, size, class")?;
             Arrivals::FlowList { flows: read_flow_list(&resolve(base_dir, &file), &name, &t.key_path("file"))? }
         }
-        "cbr" => {
-            let a = read_starts(&mut t)?;
-            let n = match &a {
-                Arrivals::LongLived { count } => *count as f64,
-                Arrivals::Starts { times_ns } => times_ns.len() as f64,
-                _ => unreachable!(),
-            };
-            if let Transport::Rate { cc: RateConfig::Cbr(p), .. } = &transport {
-                for &l in &route {
-                    offered_bps[l as usize] += p.rate_bps * n;
-                }
-            }
-            a
-        }
+        "cbr" => read_starts(&mut t)?,
         other => {
             return err(
                 t.key_path("type"),
