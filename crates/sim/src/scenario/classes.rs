@@ -97,17 +97,25 @@ pub(super) fn read_class(
             return err(t.key_path(key), format!("only {types} traffic takes `{key}` (this class is {kind})"));
         }
     }
-    if let Transport::Rate { cc: RateConfig::Rcp(_), .. } = &transport {
-        if !route.iter().any(|&l| names.links[l as usize].queue.is_rcp()) {
+    check_route_fits(&t, names, &route, &transport)?;
+    t.finish(&format!("a {kind} class"))?;
+    Ok(ClassConfig { name, src, dst, route, ack_route, start, stop, arrivals, transport, access, phase })
+}
+
+/// What the links of a class's route must offer its transport: RCP's router for an
+/// RCP class, none for a protocol whose header field shares RCP's, and room in every
+/// queue for one of its packets.
+fn check_route_fits(t: &Table, names: &Names, route: &[u32], transport: &Transport) -> Result<()> {
+    let rcp_on_route = || route.iter().any(|&l| names.links[l as usize].queue.is_rcp());
+    if let Transport::Rate { cc, .. } = transport {
+        if matches!(cc, RateConfig::Rcp(_)) && !rcp_on_route() {
             return err(t.key_path("route"), crate::config::RCP_ROUTE);
         }
-    }
-    if let Transport::Rate { cc, .. } = &transport {
-        if cc.header_in_sack() && route.iter().any(|&l| names.links[l as usize].queue.is_rcp()) {
+        if cc.header_in_sack() && rcp_on_route() {
             return err(t.key_path("route"), crate::config::HEADER_ROUTE);
         }
     }
-    for &l in &route {
+    for &l in route {
         let link = &names.links[l as usize];
         if !link.queue.holds(transport.max_packet()) {
             return err(
@@ -116,8 +124,7 @@ pub(super) fn read_class(
             );
         }
     }
-    t.finish(&format!("a {kind} class"))?;
-    Ok(ClassConfig { name, src, dst, route, ack_route, start, stop, arrivals, transport, access, phase })
+    Ok(())
 }
 
 /// `phase = "zero"` (the default) or `"random"`: where in its first packet
