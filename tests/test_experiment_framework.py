@@ -9,6 +9,7 @@ import math
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,7 +25,9 @@ from cclab.experiments.runs import Point, overrides, replicate, run_points
 from cclab.experiments.settling import mser, settling_time
 from cclab.experiments.sizes import Size, Sizes
 from cclab.sweeps import Store
-from cclab.sweeps.crashtest import TINY
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # the crash tooling, not installed
+from crashtest import TINY  # noqa: E402
 
 
 # ------------------------------------------------------------------------------------- sizes

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from .scenario import ScenarioError, ScenarioLike, load_scenario, to_json
-from .validation import validate, validate_text as _validate_text, with_limits
+from .traces import Traces
+from .validation import validate, validate_text as _validate_text, with_limits, with_trace
 
 #: Summary keys that measure the machine rather than the simulation; `Result.save`
 #: writes them to perf.json so that summary.json is byte-identical across runs.
@@ -40,6 +41,8 @@ class Result:
     reduced: for a run read back from the result store, the small tables its sweep kept
         in place of the engine's (``{"module:function@version": DataFrame}``; see
         :mod:`cclab.sweeps.worker`); empty otherwise.
+    traces: what ``[trace]`` recorded (:class:`cclab.traces.Traces`: the flows,
+        packets, links and access tables and the libpcap captures; empty without it).
     """
 
     flows: pd.DataFrame
@@ -51,6 +54,7 @@ class Result:
     scenario: dict = field(default_factory=dict)
     config: dict = field(default_factory=dict)
     reduced: dict = field(default_factory=dict)
+    traces: Traces = field(default_factory=Traces)
 
     def save(self, out: Union[str, Path], command: list[str] | None = None) -> Path:
         """Write the run into folder ``out``, whole or not at all (cclab.outdir): the
@@ -69,7 +73,8 @@ class Result:
         seed), perf.json (wall time, events per second), scenario.json (the scenario
         as run: overrides applied, the effective seed), config.json (the canonical
         configuration), warnings.json, run.json (the effective seed, the cclab version and
-        ``command``, the command line)."""
+        ``command``, the command line); with traces, the folder traces/ (flows, packets,
+        links and access tables as Parquet, a LINK.pcap file per captured link)."""
         from . import __version__
 
         out = Path(out)
@@ -78,6 +83,8 @@ class Result:
         self.series.to_parquet(out / "series.parquet", index=False)
         if len(self.arrivals):
             self.arrivals.to_parquet(out / "arrivals.parquet", index=False)
+        if self.traces:
+            self.traces.write(out / "traces")
         summary = {k: v for k, v in self.summary.items() if k not in PERF_KEYS}
         perf = {k: v for k, v in self.summary.items() if k in PERF_KEYS}
         (out / "summary.json").write_text(json.dumps(json_safe(summary), indent=2, sort_keys=True) + "\n")
@@ -99,6 +106,12 @@ class Result:
                 f"{s.get('simulated_s', float('nan')):g} s (warm-up {s.get('warmup_s', float('nan')):g} s): "
                 f"{_names(classes, 'class', 'classes')}; {_names(links, 'link', 'links')}; "
                 f"{len(self.flows)} flows ({done} finished), {len(self.warnings)} warnings>")
+
+    def _repr_html_(self) -> str:
+        """The run as a compact table in Jupyter (cclab.summary.html_summary)."""
+        from .summary import html_summary
+
+        return html_summary(self)
 
     def completion_times(self, cls: str | None = None) -> pd.Series:
         """Completion times of finished flows after warm-up (optionally of one class)."""
@@ -154,7 +167,7 @@ class _ProgressBar:
 
 def run(scenario: ScenarioLike, seed: int | None = None,
         progress: Union[bool, Callable[[float], Any]] = False,
-        limits: Mapping[str, Any] | None = None) -> Result:
+        limits: Mapping[str, Any] | None = None, trace: Mapping[str, Any] | None = None) -> Result:
     """Run a scenario in the packet-level simulator.
 
     scenario: a TOML file path, TOML text, or the same structure as a dict; or a
@@ -165,6 +178,10 @@ def run(scenario: ScenarioLike, seed: int | None = None,
         second), or a callable receiving the simulated time in seconds.
     limits: overrides the scenario's ``[limits]`` table (what a run may need before
         it is refused: ``{"memory": "16GB", "wall_time": "10h"}``; docs/engine.md).
+    trace: overrides keys of the scenario's ``[trace]`` table: which flows, links and
+        access controllers to trace and which links to capture, e.g.
+        ``{"flows": [{"class": "long"}], "links": ["bottleneck"], "pcap": ["bottleneck"]}``
+        (docs/engine.md, "Traces"); the result's ``traces`` holds what they recorded.
 
     Raises ScenarioError (a ValueError) naming the key path of a malformed field.
     """
@@ -175,13 +192,15 @@ def run(scenario: ScenarioLike, seed: int | None = None,
             raise ScenarioError("seed: a canonical configuration carries its seed; edit its \"seed\" instead")
         if limits is not None:
             raise ScenarioError("limits: a canonical configuration carries its limits; edit its \"limits\" instead")
+        if trace is not None:
+            raise ScenarioError("trace: a canonical configuration carries its traces; edit its \"trace\" instead")
         try:
             raw = _core.run_config(json.dumps(dict(scenario)), progress if callable(progress) else None)
         except _core.ScenarioError as exc:
             raise ScenarioError(str(exc)) from None
         return _to_result(raw, dict(scenario))
     structure, base_dir = load_scenario(scenario)
-    return _run_structure(with_limits(structure, limits), base_dir, seed, progress)
+    return _run_structure(with_trace(with_limits(structure, limits), trace), base_dir, seed, progress)
 
 
 def _run_structure(structure: dict, base_dir: Path, seed: int | None,
@@ -227,42 +246,32 @@ def _is_config(scenario) -> bool:
     return isinstance(scenario, Mapping) and str(scenario.get("format", "")).startswith("cclab-config/")
 
 
+def _table(columns: dict, categories: Mapping[str, list] = {}) -> pd.DataFrame:
+    """A result table from the engine's columns, as they come (the engine lists them:
+    a new column needs no edit here): unsigned counters as int64, whole numbers that
+    may be absent as pandas' Int64, and the columns in ``categories`` (indices into a
+    list of names) as categoricals of those names."""
+    out = {}
+    for name, col in columns.items():
+        if name in categories:
+            out[name] = pd.Categorical.from_codes(np.asarray(col, dtype=np.int32), categories=categories[name])
+        elif isinstance(col, np.ndarray):
+            out[name] = col.astype(np.int64) if col.dtype.kind == "u" else col
+        elif col and all(isinstance(x, str) for x in col):
+            out[name] = col
+        else:  # a list of whole numbers and None
+            out[name] = pd.array(col, dtype="Int64")
+    return pd.DataFrame(out)
+
+
 def _to_result(raw: dict, structure: dict) -> Result:
-    names = list(raw["class_names"])
-    f = raw["flows"]
-    flows = pd.DataFrame({
-        "class": pd.Categorical.from_codes(np.asarray(f["class"], dtype=np.int32), categories=names),
-        "id": f["id"].astype(np.int64),
-        "size": f["size"],
-        "arrival": f["arrival"],
-        "start": f["start"],
-        "finish": f["finish"],
-        "completion_time": f["completion_time"],
-        "bytes_delivered": f["bytes_delivered"].astype(np.int64),
-        "retransmissions": f["retransmissions"].astype(np.int64),
-        "timeouts": f["timeouts"].astype(np.int64),
-        "finished": f["finished"],
-        "warmup": f["warmup"],
-    })
-    links = pd.DataFrame(raw["links"])
-    for col in ("limit_packets", "limit_bytes"):
-        links[col] = links[col].astype("Int64")
     s = raw["series"]
-    series = pd.DataFrame({
-        "time": s["time"],
-        "metric": pd.Categorical.from_codes(np.asarray(s["metric"], dtype=np.int32), categories=s["metric_names"]),
-        "name": pd.Categorical.from_codes(np.asarray(s["name"], dtype=np.int32), categories=s["entity_names"]),
-        "value": s["value"],
-    })
-    a = raw["arrivals"]
-    arrivals = pd.DataFrame({
-        "time": a["time"],
-        "link": pd.Categorical.from_codes(np.asarray(a["link"], dtype=np.int32), categories=raw["link_names"]),
-        "queue_packets": a["queue_packets"].astype(np.int64),
-        "queue_bytes": a["queue_bytes"].astype(np.int64),
-        "backlog": a["backlog"],
-        "dropped": a["dropped"],
-    })
-    return Result(flows=flows, links=links, series=series, summary=dict(raw["summary"]),
-                  warnings=list(raw["warnings"]), arrivals=arrivals, scenario=structure,
-                  config=json.loads(raw["config"]))
+    series = {k: v for k, v in s.items() if k not in ("metric_names", "entity_names")}
+    names = list(raw["class_names"])
+    traces = Traces.from_raw(raw.get("traces"), list(raw["link_names"]), names)
+    return Result(flows=_table(raw["flows"], {"class": names}),
+                  links=_table(raw["links"]),
+                  series=_table(series, {"metric": s["metric_names"], "name": s["entity_names"]}),
+                  summary=dict(raw["summary"]), warnings=list(raw["warnings"]),
+                  arrivals=_table(raw["arrivals"], {"link": raw["link_names"]}), scenario=structure,
+                  config=json.loads(raw["config"]), traces=traces)

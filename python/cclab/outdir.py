@@ -106,13 +106,25 @@ class Destination:
         tmp = Path(tempfile.mkdtemp(dir=self.path.parent, prefix=f".{self.path.name}.tmp-"))
         try:
             yield tmp
-            for f in tmp.iterdir():  # the files reach the disk before the folder is switched
-                with open(f, "rb") as fh:
-                    os.fsync(fh.fileno())
+            for f in tmp.rglob("*"):  # the files (a run's traces/ too) reach the disk before the switch
+                if f.is_file():
+                    with open(f, "rb") as fh:
+                        os.fsync(fh.fileno())
             os.chmod(tmp, 0o777 & ~_umask())
             _replace(tmp, self.path)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a folder's entries durable (a rename or a new file in it survives a crash):
+    open the folder, fsync it, close it. The result store and the transfer manager
+    call it after their renames."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _umask() -> int:

@@ -28,15 +28,17 @@ pub use config::Config;
 /// adds keys needs no bump (new keys change the canonical configuration itself).
 /// `tests/reference_digest.rs` pins one scenario's output; this covers the rest.
 /// History: 2, the flows table's `start` column (access control); 3, the warm-up
-/// excluded from the series and the flow counts; 4, the adaptive access controllers of
-/// `cclab-control` (issue 25: FAIRBAT's gain relative to the arrivals and halved at
-/// each crossing of τ, rate tracking's queue target and faster memory of the rate per
-/// chunk, the running-mean start of the load, the limit never raised above the chunks
-/// held): every run with `access = { policy = "fairbat" }` or `"rate_tracking"` changes,
-/// and so does the flow-level model's (whose memos in the result store carry this version);
-/// 5, the same runs again (issue 25, second change: FAIRBAT's trend term on the chunks
-/// held rather than the waiting ones, which ended a limit cycle with many long flows, and
-/// the limit brought down to the most chunks held in the period plus one).
+/// excluded from the series and the flow counts; 4, the summary's counters say what
+/// they count (`whole_run_packets_*` for the whole run, `measured_packets_*` and the
+/// flow counts for the measured period, as the links and flows tables count); 5, the
+/// adaptive access controllers of `cclab-control` (issue 25: FAIRBAT's gain relative to
+/// the arrivals and halved at each crossing of τ, its trend term on the chunks held
+/// rather than the waiting ones, which ended a limit cycle with many long flows; rate
+/// tracking's queue target and faster memory of the rate per chunk, the running-mean
+/// start of the load; the limit never left above the most chunks held in the period,
+/// plus one): every run with `access = { policy = "fairbat" }` or `"rate_tracking"`
+/// changes, and so does the flow-level model's (whose memos in the result store carry
+/// this version).
 pub const RESULTS_VERSION: u32 = 5;
 pub use metrics::{RunResult, Scalar};
 pub use settings::ScenarioError;

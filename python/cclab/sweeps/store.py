@@ -49,6 +49,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
+from ..outdir import fsync_dir
+
 #: The layout version of a store; a store written by another layout is refused. Layout 2
 #: added the ``tables`` column (what each run keeps) and the ``memos`` table (computed
 #: tables other than runs: :meth:`Store.memo`); a layout-1 store is upgraded in place when
@@ -151,14 +153,6 @@ def _crash_due(name: str) -> bool:
 def _crash_point(name: str) -> None:
     if _crash_due(name):
         os.kill(os.getpid(), signal.SIGKILL)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _load_syncfs():
@@ -400,7 +394,7 @@ class Store:
                         os.fsync(fd)
                 for _, tmp, _, _ in batch:
                     if tmp is not None:
-                        _fsync_dir(tmp)
+                        fsync_dir(tmp)
         finally:
             for _, _, fds, _ in batch:
                 for fd in fds:
@@ -438,7 +432,7 @@ class Store:
                 rows.append(row)
             if self.durable and parents and not _syncfs(self._write_fd):  # the renames, before the rows
                 for p in parents:
-                    _fsync_dir(p)
+                    fsync_dir(p)
             self.db.execute("BEGIN IMMEDIATE")
             self.db.executemany(f"INSERT OR REPLACE INTO runs ({_COLUMNS}) VALUES ({','.join('?' * 14)})", rows)
             self.db.execute("COMMIT")

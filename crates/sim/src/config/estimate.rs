@@ -23,11 +23,15 @@
 //!   open at once (flows that never end, and every flow of a class whose route is
 //!   offered at least its capacity), the series and arrivals tables, each row
 //!   counted twice (the engine's columns and the Python copy).
+//! * traces (`traced.rs`): the rows of the flows and packets traces of the traced
+//!   flows' data packets, two rows per packet offered to a traced link, a record
+//!   per captured packet, and the interval records' events.
+use super::traced::{self, TraceNeeds};
 use super::Config;
 use crate::engine::SimTime;
 use crate::metrics::FlowRecord;
 use crate::settings::{err, Duration, Result, ScenarioError, Size, Table};
-use crate::traffic::Arrivals;
+use crate::traffic::{Arrivals, ClassConfig};
 use crate::transport::rate::RateConfig;
 use crate::transport::{Conn, Transport};
 use serde::{Deserialize, Serialize};
@@ -53,6 +57,17 @@ const FLOW_ROW_BYTES: f64 = 58.0 + 84.0;
 const CONN_HEAP_BYTES: f64 = 512.0;
 /// Bytes of a packet waiting on a link's wire (docs/performance.md).
 const WIRE_ENTRY_BYTES: f64 = 64.0;
+/// Bytes per row of the flows trace: time (8), flow (4), variable (2), value (8),
+/// in the engine and in pandas.
+const VAR_ROW_BYTES: f64 = 22.0 * 2.0;
+/// Bytes per row of the packets trace: time, flow, event, seq, end, link (33), twice.
+const PACKET_ROW_BYTES: f64 = 33.0 * 2.0;
+/// Bytes per packet offered to a traced link: the tap's record (56) and two rows
+/// (its arrival and its departure) of the links trace (54 bytes each), twice.
+const LINK_PACKET_BYTES: f64 = 56.0 + 2.0 * 54.0 * 2.0;
+/// Bytes per captured packet: a record header (16) and at most 80 header bytes,
+/// in the engine and in Python.
+const PCAP_PACKET_BYTES: f64 = 96.0 * 2.0;
 
 /// Limits a run must stay within (the scenario's `[limits]` table).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -116,6 +131,11 @@ pub enum Culprit {
     Class(usize),
     /// The queue limit of link l (index in the configuration's links).
     Queue(usize),
+    /// `trace.flows[j]`, `trace.links[j]`, `trace.pcap[j]`, `trace.interval`.
+    TraceFlows(usize),
+    TraceLinks(usize),
+    TracePcap(usize),
+    TraceInterval,
 }
 
 /// Where each part of an estimate comes from.
@@ -132,6 +152,9 @@ pub struct Estimate {
     pub wall_time_s: f64,
     pub series_rows: f64,
     pub arrival_rows: f64,
+    /// Rows of the traces (flows, packets, links) and bytes of the captures.
+    pub trace_rows: f64,
+    pub pcap_bytes: f64,
     pub memory_bytes: f64,
     /// The most bytes a link could send (its rate over the whole run).
     pub link_bytes: f64,
@@ -190,52 +213,13 @@ impl Estimate {
         let mut min_ack = vec![f64::INFINITY; nl];
         let mut data_sum = vec![0.0; nl];
         let mut ack_sum = vec![0.0; nl];
-        let mut offered = vec![0.0; nl];
         // Data packets the classes with a bounded demand offer each link, uncapped.
         let mut demand_sum = vec![0.0; nl];
         let mut e = Estimate::default();
         // Packets of each class (data, ack) and its flows.
         let mut per_class = Vec::with_capacity(cfg.classes.len());
         for (ci, c) in cfg.classes.iter().enumerate() {
-            let start = c.start.as_secs_f64().min(t_end);
-            let stop = c.stop.map_or(t_end, |s| s.as_secs_f64().min(t_end));
-            let active = (stop - start).max(0.0);
-            let (flows, finite) = match &c.arrivals {
-                Arrivals::Poisson { rate_per_s, size } => (rate_per_s * active, Some(rate_per_s * active * size.mean())),
-                Arrivals::LongLived { count } => (*count as f64, None),
-                Arrivals::Starts { times_ns } => (times_ns.len() as f64, None),
-                Arrivals::FlowList { flows } => {
-                    let inside = flows.iter().filter(|f| f.0 < cfg.duration);
-                    let (n, bytes) = inside.fold((0.0, 0.0), |(n, b), f| (n + 1.0, b + f.1 as f64));
-                    (n, Some(bytes))
-                }
-            };
-            // Smallest data packet, demand in packets, and what each data packet brings back.
-            let (small, demand, ack_bytes) = match &c.transport {
-                Transport::Window { tcp, .. } => {
-                    let hdr = tcp.header_bytes() as f64;
-                    let per_flow = if tcp.handshake { 2.0 } else { 0.0 };
-                    match finite {
-                        Some(bytes) => (hdr + 1.0, Some(bytes / tcp.mss as f64 + flows * (2.0 + per_flow)), Some(hdr)),
-                        None => (tcp.max_packet() as f64, None, Some(hdr)),
-                    }
-                }
-                Transport::Rate { cc, packet_bytes } => {
-                    let pkt = *packet_bytes as f64;
-                    let peak = match cc {
-                        RateConfig::Cbr(p) => Some(p.rate_bps),
-                        RateConfig::Pareto(p) => Some(p.rate_bps),
-                        _ => None,
-                    };
-                    let demand = match (finite, peak) {
-                        (Some(bytes), _) => Some(bytes / pkt + flows),
-                        (None, Some(r)) => Some(flows * (r * active / (8.0 * pkt) + 1.0)),
-                        (None, None) => None,
-                    };
-                    let fb = if cc.has_feedback() { Some(40.0) } else { None };
-                    (pkt, demand, fb)
-                }
-            };
+            let ClassDemand { active, flows, finite, small, demand, ack_bytes } = ClassDemand::of(c, cfg.duration);
             let narrowest = c.route.iter().map(|&l| cap_bps[l as usize]).fold(f64::INFINITY, f64::min);
             let x = demand.map_or(narrowest * active / (8.0 * small), |d| d.min(narrowest * active / (8.0 * small)));
             for &l in &c.route {
@@ -243,9 +227,6 @@ impl Estimate {
                 min_data[l] = min_data[l].min(small);
                 data_sum[l] += x;
                 demand_sum[l] += demand.unwrap_or(0.0);
-                if let Some(bytes) = finite {
-                    offered[l] += bytes * 8.0 / active.max(1e-9);
-                }
             }
             e.flows += flows;
             e.flows_by.push((Culprit::Class(ci), flows));
@@ -282,34 +263,63 @@ impl Estimate {
         e.series_rows = samples * 2.0 * (nl + cfg.classes.len()) as f64;
         e.events_by.push((Culprit::Duration, hops + e.packets));
         e.events_by.push((Culprit::RecordInterval, samples));
+        let traced = traced::needs(cfg, &per_class.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(), &per_link);
+        e.add_traces(&traced);
         e.events = e.events_by.iter().map(|p| p.1).sum();
         e.wall_time_s = e.events / NOMINAL_EVENTS_PER_S;
         // Memory.
         let per_flow = std::mem::size_of::<FlowRecord>() as f64 + FLOW_ROW_BYTES;
         let per_conn = std::mem::size_of::<Option<Conn>>() as f64 + CONN_HEAP_BYTES;
+        let offered = cfg.offered_load();
         for (ci, c) in cfg.classes.iter().enumerate() {
             let (flows, finite, _, _) = per_class[ci];
-            let overloaded = c.route.iter().any(|&l| offered[l as usize] >= cap_bps[l as usize]);
+            let overloaded = c.route.iter().any(|&l| offered[l as usize].load >= 1.0);
             let open = if !finite || overloaded { flows } else { 0.0 };
             e.memory_by.push((Culprit::Class(ci), flows * per_flow + open * per_conn));
         }
         e.memory_by.push((Culprit::RecordInterval, e.series_rows * SERIES_ROW_BYTES));
-        // A link offered more than it carries keeps the excess queued, up to its limit.
+        e.add_queues_and_arrivals(cfg, &demand_sum, &data_cap, &min_data, &per_link);
+        e.memory_bytes = e.memory_by.iter().map(|p| p.1).sum();
+        e
+    }
+
+    /// The memory of the packets queued at links offered more than they carry (up
+    /// to their limits), and of the per-arrival rows of the recorded links; per link,
+    /// `demand` and `capacity` in data packets, `smallest` data packet, `packets` crossing.
+    fn add_queues_and_arrivals(&mut self, cfg: &Config, demand: &[f64], capacity: &[f64], smallest: &[f64], packets: &[f64]) {
         for (l, link) in cfg.links.iter().enumerate() {
-            let excess = (demand_sum[l] - data_cap[l]).max(0.0);
+            let excess = (demand[l] - capacity[l]).max(0.0);
             if excess > 0.0 {
                 let (lp, lb) = link.queue.limits();
-                let room = lp.map_or(f64::INFINITY, |p| p as f64).min(lb.map_or(f64::INFINITY, |b| b as f64 / min_data[l]));
-                e.memory_by.push((Culprit::Queue(l), excess.min(room) * WIRE_ENTRY_BYTES));
+                let room = lp.map_or(f64::INFINITY, |p| p as f64).min(lb.map_or(f64::INFINITY, |b| b as f64 / smallest[l]));
+                self.memory_by.push((Culprit::Queue(l), excess.min(room) * WIRE_ENTRY_BYTES));
             }
         }
         for (j, &l) in cfg.record.arrivals.iter().enumerate() {
-            let rows = per_link[l as usize];
-            e.arrival_rows += rows;
-            e.memory_by.push((Culprit::RecordArrivals(j), rows * ARRIVAL_ROW_BYTES));
+            let rows = packets[l as usize];
+            self.arrival_rows += rows;
+            self.memory_by.push((Culprit::RecordArrivals(j), rows * ARRIVAL_ROW_BYTES));
         }
-        e.memory_bytes = e.memory_by.iter().map(|p| p.1).sum();
-        e
+    }
+
+    /// What the traces add: the interval records' events, and the memory of
+    /// each selector's, traced link's and captured link's rows.
+    fn add_traces(&mut self, t: &TraceNeeds) {
+        if t.ticks > 0.0 {
+            self.events_by.push((Culprit::TraceInterval, t.ticks));
+        }
+        for (j, (v, p)) in t.var_rows.iter().zip(&t.packet_rows).enumerate() {
+            self.trace_rows += v + p;
+            self.memory_by.push((Culprit::TraceFlows(j), v * VAR_ROW_BYTES + p * PACKET_ROW_BYTES));
+        }
+        for (j, &n) in t.link_packets.iter().enumerate() {
+            self.trace_rows += 2.0 * n;
+            self.memory_by.push((Culprit::TraceLinks(j), n * LINK_PACKET_BYTES));
+        }
+        for (j, &n) in t.pcap_packets.iter().enumerate() {
+            self.pcap_bytes += n * PCAP_PACKET_BYTES / 2.0;
+            self.memory_by.push((Culprit::TracePcap(j), n * PCAP_PACKET_BYTES));
+        }
     }
 
     /// Check the estimate against `limits`; `key` names a culprit's key path
@@ -349,6 +359,8 @@ impl Estimate {
                 Culprit::RecordInterval => format!("the series table would hold about {} rows", human(self.series_rows)),
                 Culprit::RecordArrivals(_) => format!("the arrivals table would hold about {} rows", human(self.arrival_rows)),
                 Culprit::Queue(_) => "an overloaded link would queue what it cannot carry".to_string(),
+                Culprit::TraceFlows(_) | Culprit::TraceLinks(_) => format!("the traces would hold about {} rows", human(self.trace_rows)),
+                Culprit::TracePcap(_) => format!("the packet captures would hold about {}", human_bytes(self.pcap_bytes)),
                 _ => format!("about {} flows would arrive", human(self.flows)),
             };
             return err(
@@ -367,3 +379,63 @@ impl Estimate {
 /// The largest byte count a link's counters can reach without overflowing the
 /// links table's signed 64-bit columns (`bytes_sent`).
 pub const MAX_LINK_BYTES: f64 = i64::MAX as f64;
+
+/// What one class asks of the network over the run.
+struct ClassDemand {
+    /// Seconds the class is active (from its start to its stop or the end).
+    active: f64,
+    /// Flows it starts, and the bytes they carry (None: they never end).
+    flows: f64,
+    finite: Option<f64>,
+    /// Its smallest data packet (bytes), its demand in data packets (None: as many
+    /// as the path carries), and the bytes each data packet brings back (None: nothing).
+    small: f64,
+    demand: Option<f64>,
+    ack_bytes: Option<f64>,
+}
+
+impl ClassDemand {
+    /// The demand of class `c` in a run of `duration`.
+    fn of(c: &ClassConfig, duration: SimTime) -> ClassDemand {
+        let t_end = duration.as_secs_f64();
+        let start = c.start.as_secs_f64().min(t_end);
+        let stop = c.stop.map_or(t_end, |s| s.as_secs_f64().min(t_end));
+        let active = (stop - start).max(0.0);
+        let (flows, finite) = match &c.arrivals {
+            Arrivals::Poisson { rate_per_s, size } => (rate_per_s * active, Some(rate_per_s * active * size.mean())),
+            Arrivals::LongLived { count } => (*count as f64, None),
+            Arrivals::Starts { times_ns } => (times_ns.len() as f64, None),
+            Arrivals::FlowList { flows } => {
+                let inside = flows.iter().filter(|f| f.0 < duration);
+                let (n, bytes) = inside.fold((0.0, 0.0), |(n, b), f| (n + 1.0, b + f.1 as f64));
+                (n, Some(bytes))
+            }
+        };
+        // Smallest data packet, demand in packets, and what each data packet brings back.
+        let (small, demand, ack_bytes) = match &c.transport {
+            Transport::Window { tcp, .. } => {
+                let hdr = tcp.header_bytes() as f64;
+                let per_flow = if tcp.handshake { 2.0 } else { 0.0 };
+                match finite {
+                    Some(bytes) => (hdr + 1.0, Some(bytes / tcp.mss as f64 + flows * (2.0 + per_flow)), Some(hdr)),
+                    None => (tcp.max_packet() as f64, None, Some(hdr)),
+                }
+            }
+            Transport::Rate { cc, packet_bytes } => {
+                let pkt = *packet_bytes as f64;
+                let peak = match cc {
+                    RateConfig::Cbr(p) => Some(p.rate_bps),
+                    RateConfig::Pareto(p) => Some(p.rate_bps),
+                    _ => None,
+                };
+                let demand = match (finite, peak) {
+                    (Some(bytes), _) => Some(bytes / pkt + flows),
+                    (None, Some(r)) => Some(flows * (r * active / (8.0 * pkt) + 1.0)),
+                    (None, None) => None,
+                };
+                let fb = if cc.has_feedback() { Some(40.0) } else { None };
+                (pkt, demand, fb)
+            }
+        };        ClassDemand { active, flows, finite, small, demand, ack_bytes }
+    }
+}

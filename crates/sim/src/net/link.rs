@@ -9,8 +9,9 @@
 //! head (as htsim's pipes do). The start times on the wire give the queue length
 //! at any instant, exactly.
 use super::packet::{Packet, CE, ECT};
-use super::queue::{Arrival, Discipline, Queue, Verdict};
+use super::queue::{Arrival, Discipline, Queue, QueueRegistry, Verdict, Waiting};
 use super::ring::Ring;
+use super::tap::{Fate, Tap};
 use crate::engine::{SimTime, Stamp};
 use cclab_rng::Xoshiro256pp;
 use serde::{Deserialize, Serialize};
@@ -111,16 +112,28 @@ pub struct Link {
     /// Record the queue met by every arriving packet after the warm-up.
     pub record_arrivals: bool,
     pub arrivals: Vec<ArrivalRecord>,
+    /// Every packet offered, when the link is traced (None: not traced, and the
+    /// only cost is this check once per packet).
+    pub tap: Option<Box<Tap>>,
+    /// The packet the queue dropped last (kept on the drop's path only, for the
+    /// traces of the flows it belongs to).
+    pub last_drop: Packet,
 }
 
 impl Link {
-    /// A link measured over [warmup, end); its queue discipline draws from `rng`
-    /// (`queue::stream`).
+    /// A link with a built-in queue discipline, measured over [warmup, end); its
+    /// queue discipline draws from `rng` (`queue::stream`).
     pub fn new(cfg: &LinkConfig, warmup: SimTime, end: SimTime, rng: Xoshiro256pp) -> Link {
+        let queue = QueueRegistry::default().start(&cfg.queue, cfg.rate_bps, rng).expect("a built-in queue discipline");
+        Link::with_discipline(cfg, warmup, end, queue)
+    }
+
+    /// A link running `queue` (started from `cfg.queue`), measured over [warmup, end).
+    pub fn with_discipline(cfg: &LinkConfig, warmup: SimTime, end: SimTime, queue: Discipline) -> Link {
         Link {
             rate_bps: cfg.rate_bps,
             delay: cfg.delay,
-            queue: Discipline::new(&cfg.queue, cfg.rate_bps, rng),
+            queue,
             wire: Ring::default(),
             started: 0,
             q_bytes: 0,
@@ -131,6 +144,8 @@ impl Link {
             stats: LinkStats::default(),
             record_arrivals: false,
             arrivals: Vec::new(),
+            tap: None,
+            last_drop: Packet::default(),
         }
     }
 
@@ -222,6 +237,10 @@ impl Link {
                     self.stats.drops += 1;
                     self.stats.bytes_dropped += size as u64;
                 }
+                if let Some(tap) = self.tap.as_deref_mut() {
+                    tap.record(now, &pkt, Fate::Dropped, (q_packets, self.q_bytes), SimTime::ZERO);
+                }
+                self.last_drop = pkt;
                 return Offer::Dropped;
             }
             debug_assert!(pkt.flags & ECT != 0, "a queue marked a packet that is not ECN-capable");
@@ -251,6 +270,10 @@ impl Link {
             }
         } else {
             self.started += 1;
+        }
+        if let Some(tap) = self.tap.as_deref_mut() {
+            let fate = if verdict == Verdict::Enqueue { Fate::Queued } else { Fate::Marked };
+            tap.record(now, &pkt, fate, ((self.wire.len() - self.started) as u64, self.q_bytes), start);
         }
         if head {
             Offer::Head(arrival)
@@ -284,28 +307,23 @@ impl Link {
         ((self.wire.len() - self.started) as u64, self.q_bytes)
     }
 
-    /// RCP's update is due at `now` (`Discipline::Rcp`'s timer): returns the time
-    /// of the next one (None: the link runs no RCP).
-    pub fn rcp_update(&mut self, now: SimTime) -> Option<SimTime> {
+    /// The queue discipline's deadline has come at `now`: it runs with the queue as
+    /// it is; returns its next deadline (if any).
+    pub fn queue_deadline(&mut self, now: SimTime) -> Option<SimTime> {
         self.advance(now);
-        let q_bytes = self.q_bytes;
-        match &mut self.queue {
-            Discipline::Rcp(r) => Some(r.update(now, q_bytes)),
-            _ => None,
-        }
-    }
-
-    /// The timer of the link's RCP updates (None: the link runs no RCP).
-    pub fn rcp_timer(&mut self) -> Option<&mut crate::engine::Timer> {
-        match &mut self.queue {
-            Discipline::Rcp(r) => Some(&mut r.timer),
-            _ => None,
-        }
+        let (packets, bytes) = self.queue_len();
+        self.queue.on_deadline(now, Waiting { packets, bytes });
+        self.queue.deadline()
     }
 
     /// Packets on the wire (waiting, in transmission or propagating).
     pub fn in_flight(&self) -> usize {
         self.wire.len()
+    }
+
+    /// The packets on the wire with their transmission starts, head first.
+    pub fn on_wire(&self) -> impl Iterator<Item = (SimTime, &Packet)> + '_ {
+        (0..self.wire.len()).filter_map(|i| self.wire.get(i)).map(|w| (w.start, &w.pkt))
     }
 }
 

@@ -2,7 +2,7 @@
 //! performance", Infocom 2004; Wei, Jin, Low, Hegde, IEEE/ACM ToN 14(6), 2006),
 //! with the α adaptation of Algorithm 1 of Tang, Wei, Low, Chiang,
 //! "Heterogeneous congestion control: efficiency, fairness and design"
-//! (`/work/shared/papers/heterogeneous-congestion-control.md`, §II-III, §VII).
+//! (`../shared/papers/heterogeneous-congestion-control.md`, §II-III, §VII).
 //!
 //! Where the papers leave a detail open this file follows the ns-2 FAST module
 //! (Cui and Andrew, University of Melbourne, v1.1.3, `tcp/tcp-fast.cc` in ns-2.35,
@@ -15,6 +15,7 @@
 use super::{Ack, Congestion, CongestionControl, Window, WindowProtocol};
 use crate::engine::SimTime;
 use crate::settings::{describe, err, Duration, Read, Result, ScenarioError, Table, Value};
+use crate::transport::state::StateVars;
 use serde::{Deserialize, Serialize};
 
 /// Default α: 50 packets, the value of every FAST flow in the heterogeneous
@@ -250,6 +251,37 @@ impl WindowProtocol for Fast {
         };
         t.finish("the fast controller")?;
         Ok(FastParams { alpha, gamma, update_interval_ns: update.map(|u| u.0), mi_threshold_ns: mi.0, react_to_ecn, adaptation })
+    }
+
+    fn check(p: &FastParams) -> std::result::Result<(), (&'static str, String)> {
+        if !(p.alpha > 0.0 && p.alpha <= MAX_ALPHA) {
+            return Err(("alpha", format!("expected a positive number of packets of at most {MAX_ALPHA:e}, got {}", p.alpha)));
+        }
+        if !(p.gamma > 0.0 && p.gamma <= 1.0) {
+            return Err(("gamma", format!("expected a number in (0, 1], got {}", p.gamma)));
+        }
+        if p.update_interval_ns.is_some_and(|u| u == 0 || u > SimTime::LONGEST.0) {
+            return Err(("update_interval_ns", "expected a positive time of at most 1e9 s, or null (once per round trip)".into()));
+        }
+        if p.mi_threshold_ns > SimTime::LONGEST.0 {
+            return Err(("mi_threshold_ns", "expected a time of at most 1e9 s".into()));
+        }
+        if let Some(a) = &p.adaptation {
+            let time = |ns: u64| ns > 0 && ns <= SimTime::LONGEST.0;
+            if !time(a.w_ns) {
+                return Err(("adaptation.w_ns", "expected a positive time of at most 1e9 s".into()));
+            }
+            if !time(a.interval_ns) {
+                return Err(("adaptation.interval_ns", "expected a positive time of at most 1e9 s".into()));
+            }
+            if !(a.delta > 0.0 && a.delta < 1.0) {
+                return Err(("adaptation.delta", format!("expected a number between 0 and 1 (exclusive), got {}", a.delta)));
+            }
+            if a.stop_after_no_loss_ns.is_some_and(|s| !time(s)) {
+                return Err(("adaptation.stop_after_no_loss_ns", "expected a positive time of at most 1e9 s, or null (never)".into()));
+            }
+        }
+        Ok(())
     }
 
     fn new(p: &FastParams) -> Self {
@@ -604,6 +636,24 @@ impl CongestionControl for Fast {
                 let w_sent = s.window_at(now.0 as f64 - s.avg_rtt, w.cwnd);
                 s.update_window(w, w_sent);
             }
+        }
+    }
+
+    /// α (packets), baseRTT and avgRTT (absent before the first RTT sample), the
+    /// queue estimate they give, w·(1 − baseRTT/avgRTT) packets (the backlog FAST
+    /// steers to α, Jin, Wei and Low 2004, eq. 1), and α* of the last adaptation
+    /// interval when α adapts.
+    fn observe(&self, w: &Window, _now: SimTime, vars: &mut StateVars) {
+        let s = &*self.s;
+        vars.put("fast.alpha_packets", s.alpha);
+        if let (Some(base), Some(_)) = (self.base_rtt(), self.avg_rtt()) {
+            vars.put("fast.base_rtt_s", base.as_secs_f64());
+            vars.put("fast.avg_rtt_s", s.avg_rtt * 1e-9);
+            let packets = w.cwnd as f64 / w.mss as f64;
+            vars.put("fast.queue_packets", packets * (1.0 - base.0 as f64 / s.avg_rtt));
+        }
+        if let Some(a) = self.alpha_star() {
+            vars.put("fast.alpha_star_packets", a);
         }
     }
 }

@@ -34,6 +34,7 @@ pub use vegas::{Vegas, VegasParams};
 
 use crate::engine::SimTime;
 use crate::settings::{Result, Table};
+use crate::transport::state::StateVars;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt::Debug;
@@ -66,6 +67,15 @@ pub struct Ack {
     /// Forward one-way delay of the data segment whose arrival triggered this ACK
     /// (receiver's arrival time minus sender's send time, as LEDBAT and TCP-LP measure it).
     pub one_way_delay: Option<SimTime>,
+    /// The timestamp the ACK echoes (RFC 7323's TSecr: the send time of the
+    /// segment that triggered it), only when the connection uses timestamps
+    /// (`tcp.timestamps`); for controllers that run a stack's own timestamp
+    /// arithmetic (TCP-LP's `ns2` variant).
+    pub ts_echo: Option<SimTime>,
+    /// The ACK newly acknowledges data that was sent more than once, so a sample
+    /// from it may time either transmission (Karn's rule; ns-2's Agent/TCP/Linux
+    /// takes no sample from such an ACK, `FLAG_UNSURE_TSTAMP`).
+    pub acks_retransmission: bool,
     /// The ACK carries ECN-Echo: a segment was marked Congestion Experienced (RFC 3168).
     pub ece: bool,
     /// CE-marked data segments this ACK newly reports (the receiver's count, as
@@ -150,6 +160,13 @@ pub trait CongestionControl {
 
     /// The deadline has come.
     fn on_deadline(&mut self, _w: &mut Window, _now: SimTime) {}
+
+    /// Report the controller's own state for a trace (LEDBAT's delays, Vegas'
+    /// diff, FAST's α): `vars.put("protocol.quantity_unit", value)`. Called only
+    /// for traced flows, after each event that may change it; `w` is the window
+    /// now. The window itself, ssthresh and the RTT estimator are the machinery's
+    /// and traced without it.
+    fn observe(&self, _w: &Window, _now: SimTime, _vars: &mut StateVars) {}
 }
 
 /// A window-based protocol: a congestion controller with a name and typed parameters.
@@ -162,6 +179,13 @@ pub trait WindowProtocol: CongestionControl + Clone + Debug + Send + 'static {
     /// Read (and validate) the class's `cc` table (an empty table if absent); call
     /// `t.finish(...)` so that unknown keys are errors.
     fn read(t: Table) -> Result<Self::Params>;
+    /// The first parameter out of range (its key in the canonical `params`), and why.
+    /// The one range check of the parameters, run on every way in: after `read` (a
+    /// scenario file or a Python dict) and when a canonical configuration is read
+    /// back (`Config::check`).
+    fn check(_params: &Self::Params) -> std::result::Result<(), (&'static str, String)> {
+        Ok(())
+    }
     /// A controller for one new connection (the window, with the MSS, comes with
     /// every call).
     fn new(params: &Self::Params) -> Self;
@@ -200,6 +224,9 @@ impl<T: CongestionControl> CongestionControl for Box<T> {
     fn on_deadline(&mut self, w: &mut Window, now: SimTime) {
         (**self).on_deadline(w, now)
     }
+    fn observe(&self, w: &Window, now: SimTime, vars: &mut StateVars) {
+        (**self).observe(w, now, vars)
+    }
 }
 
 impl<T: WindowProtocol> WindowProtocol for Box<T> {
@@ -207,6 +234,9 @@ impl<T: WindowProtocol> WindowProtocol for Box<T> {
     type Params = T::Params;
     fn read(t: Table) -> Result<Self::Params> {
         T::read(t)
+    }
+    fn check(params: &Self::Params) -> std::result::Result<(), (&'static str, String)> {
+        T::check(params)
     }
     fn new(params: &Self::Params) -> Self {
         Box::new(T::new(params))
