@@ -95,6 +95,16 @@ def flow(ctx: Context, net: br.Network, loads: Callable[[float], dict], xs: Iter
                                   payload=True, labels={"load": x}, memo=memo)]
 
 
+def packet_and_flow(ctx: Context, net: br.Network, loads: Callable[[float], dict], xs: Iterable[float],
+                    pts: list[Point], judge, *, ks: Iterable[int] = (0,), bins: bool = False):
+    """An entry's runs: its packet-level points replicated until ``judge``'s claims are
+    known, and the flow level of the same network at each k. Returns the packet rows,
+    the claims, and both levels' rows together."""
+    rows, claims = replicate(ctx, "packet", pts, br.Measure(net, bins=bins), judge, keep=br.KEEP)
+    fl = pd.DataFrame([r for k in ks for r in flow(ctx, net, loads, xs, k=k)])
+    return rows, claims, pd.concat([rows, fl], ignore_index=True)
+
+
 def judge_with(claims_of: Callable[[pd.DataFrame], list]):
     return lambda rows: claims_of(br.paired_rows(rows, on=["load", "k"]))
 
@@ -243,9 +253,9 @@ def fig5(ctx: Context) -> Outcome:
     """Fig. 5: access control (rate tracking) against LEDBAT, LEDBAT-60 and TCP-LP on one link."""
     loads = ctx.size.axis("ρ")
     pts = [p for k in ctx.size.axis("k") for p in points(br.BG_ONE_LINK, single_link_loads, loads, ctx.size, k=k)]
-    rows, claims = replicate(ctx, "packet", pts, br.Measure(br.BG_ONE_LINK), judge_with(fig5_claims), keep=br.KEEP)
-    fl = [r for k in ctx.size.axis("k") for r in flow(ctx, br.BG_ONE_LINK, single_link_loads, loads, k=k)]
-    s = table_of(pd.concat([rows, pd.DataFrame(fl)], ignore_index=True))
+    rows, claims, both = packet_and_flow(ctx, br.BG_ONE_LINK, single_link_loads, loads, pts, judge_with(fig5_claims),
+                                         ks=ctx.size.axis("k"))
+    s = table_of(both)
     fig = plot_ratios(s, [({"k": 0}, "delay_ratio", "short-flow delay / vanilla's"),
                           ({"k": 1}, "delay_ratio", "short-flow delay / vanilla's"),
                           ({"k": 0}, "active_ratio", "active micro-flows / vanilla's"),
@@ -361,9 +371,9 @@ def fig6(ctx: Context) -> Outcome:
     """Fig. 6: the delay ratio to vanilla per size bin, k = 1."""
     loads = ctx.size.axis("ρ")
     pts = points(br.BG_ONE_LINK, single_link_loads, loads, ctx.size, policies=FIG6_POLICIES, k=1)
-    rows, claims = replicate(ctx, "packet", pts, br.Measure(br.BG_ONE_LINK, bins=True), fig6_claims, keep=br.KEEP)
-    fl = pd.DataFrame(flow(ctx, br.BG_ONE_LINK, single_link_loads, loads, k=1))
-    overall = table_of(pd.concat([rows, fl], ignore_index=True))
+    rows, claims, both = packet_and_flow(ctx, br.BG_ONE_LINK, single_link_loads, loads, pts, fig6_claims, ks=(1,),
+                                         bins=True)
+    overall = table_of(both)
     bins = bins_table(rows)
     groups = summary(size_groups(rows), ["load", "policy", "from_bytes", "to_bytes"], ["delay_ratio"])
     fig = plot_fig6(bins, overall[overall["level"] == "flow"])
@@ -432,10 +442,9 @@ def fig7_claims(t: pd.DataFrame) -> list:
 def fig7(ctx: Context) -> Outcome:
     """Fig. 7: two links, the background crossing both."""
     loads = ctx.size.axis("ρ")
-    rows, claims = replicate(ctx, "packet", points(br.BG_TWO_LINKS, two_link_loads, loads, ctx.size),
-                             br.Measure(br.BG_TWO_LINKS), judge_with(fig7_claims), keep=br.KEEP)
-    fl = pd.DataFrame(flow(ctx, br.BG_TWO_LINKS, two_link_loads, loads))
-    s = table_of(pd.concat([rows, fl], ignore_index=True))
+    rows, claims, both = packet_and_flow(ctx, br.BG_TWO_LINKS, two_link_loads, loads,
+                                         points(br.BG_TWO_LINKS, two_link_loads, loads, ctx.size), judge_with(fig7_claims))
+    s = table_of(both)
     fig = plot_ratios(s, [({}, "delay_ratio", "short-flow delay / vanilla's"),
                           ({}, "active_ratio", "active micro-flows / vanilla's")],
                       paper={0: [("rate_tracking", 0.65, 0.72), ("ledbat", 0.65, 0.90)]})
@@ -524,10 +533,10 @@ def plot_fig9(s: pd.DataFrame):
 def fig9(ctx: Context) -> Outcome:
     """Fig. 9: three links, three background servers, short flows on four routes."""
     loads = ctx.size.axis("ρ1")
-    rows, claims = replicate(ctx, "packet", points(br.BG_THREE_LINKS, three_link_loads, loads, ctx.size),
-                             br.Measure(br.BG_THREE_LINKS), judge_with(fig9_claims), keep=br.KEEP)
-    fl = pd.DataFrame(flow(ctx, br.BG_THREE_LINKS, three_link_loads, loads))
-    s = table_of(pd.concat([rows, fl], ignore_index=True), cls="")
+    rows, claims, both = packet_and_flow(ctx, br.BG_THREE_LINKS, three_link_loads, loads,
+                                         points(br.BG_THREE_LINKS, three_link_loads, loads, ctx.size),
+                                         judge_with(fig9_claims))
+    s = table_of(both, cls="")
     s = s[s["class"] != "all"].reset_index(drop=True)
     s.insert(0, "route", s["class"].str.removeprefix("web_"))
     s = s.drop(columns="class")
