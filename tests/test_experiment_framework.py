@@ -185,6 +185,8 @@ def test_replication_adds_seeds_until_the_claims_are_known_or_the_most(tmp_path)
     assert seeds == {0.3: 2, 0.6: 6}  # never known: its group grows to the most, the other stays
     assert claims[0].seeds() == "6"
     assert ctx.runs_done()["ran"] == 2 * 2 + 4  # the first two seeds came from the store the second time
+    # each distinct run counted once: the rounds asked again for the runs of the rounds before
+    assert ctx.runs_done() == {"runs": 8, "ran": 8, "cached": 0}
 
 
 def _run_entry(tmp_path, name="toy-runs"):

@@ -41,7 +41,8 @@ class Context:
     packet-level runs go (the result store and the executor of :func:`cclab.sweep`).
 
     size: the entry's declared size for ``quick`` (or one given to ``Reproduction.run``).
-    ledger: one ``(sweep name, runs, ran, cached)`` per sweep the entry ran.
+    ledger: one ``(sweep name, runs, ran, cached)`` per sweep the entry ran, counting the
+        runs no earlier sweep of the entry had asked for (``seen``: their keys).
     """
 
     quick: bool
@@ -54,6 +55,7 @@ class Context:
     name: str = ""
     size: Size | None = None
     ledger: list = field(default_factory=list)
+    seen: set = field(default_factory=set)
     variant: Any = None
     variant_changed: list = field(default_factory=lambda: [0])
 
@@ -79,7 +81,11 @@ class Context:
         if self.name:
             kw.setdefault("name", f"{self.name}-{'quick' if self.quick else 'full'}" + (f"-{part}" if part else ""))
         res = sweep(scenario, store=self.store, cluster=self.cluster, workers=self.workers, **kw)
-        self.ledger.append((res.name, res.stats.runs, res.stats.ran, res.stats.cached))
+        # each distinct run once: a replication round asks again for the runs of the rounds
+        # before it, which are no runs found in the store but the entry's own
+        new = {r.key for r in res.runs} - self.seen
+        self.seen.update(new)
+        self.ledger.append((res.name, len(new), res.stats.ran, len(new) - res.stats.ran))
         return res
 
     def runs_done(self) -> dict:
