@@ -155,6 +155,8 @@ def test_refuses_what_ns3_side_cannot_model(edit, message):
     ({}, "tcp.handshake = false"),
     ({"handshake": True}, "tcp.limited_transmit = false"),
     ({"handshake": True, "limited_transmit": True}, "tcp.partial_ack_timer = 'slow_but_steady'"),
+    ({"handshake": True, "limited_transmit": True, "partial_ack_timer": "impatient", "loss_recovery": "ns2"},
+     "tcp.loss_recovery = 'ns2': one of ns-2.35's rules"),
 ])
 def test_refuses_tcp_without_ns3s_behaviour(tcp, message):
     # Without NS3_TCP on top, a scenario's TCP is refused where it is not ns-3's.

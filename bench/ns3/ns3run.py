@@ -70,6 +70,11 @@ NO_NS3_COUNTERPART = {
     "fast": "ns-3 3.44 has no FAST TCP",
     "multcp": "ns-3 3.44 has no MulTCP",
 }
+# cclab's sender rules (`tcp.rules`, docs/protocols.md "Presets") at their defaults: the
+# RFCs' and ns-3's. The others are ns-2.35's (`preset = "ns2"`), which ns-3 does not follow.
+RFC_RULES = {"whole_segments": False, "initial_ssthresh": "none", "window_arithmetic": "bytes",
+             "timeout_ssthresh": "hold", "rtt_estimator": "rfc6298", "syn_timeout": "retry",
+             "loss_recovery": "rfc", "sack_after_timeout": "keep", "sack_blocks": None, "sack_option": "rfc2018"}
 # ns-3's hard-coded upper bound of the retransmission timeout (TcpSocketBase::ReTxTimeout).
 NS3_MAX_RTO_S = 60.0
 # `start` is when the connection opened: in ns-3, which has no access control, the arrival.
@@ -239,6 +244,11 @@ def _check_tcp(tcp: dict) -> None:
                           "through its recovery algorithm (TcpSocketBase::EnterCwr), and TcpPrrRecovery "
                           "brings the window down over a round trip where cclab sets cwnd = ssthresh at "
                           "once; set recovery = \"halve\" (ns-3's TcpClassicRecovery does the same)")
+    for key, rfc in RFC_RULES.items():
+        value = tcp.get("rules", {}).get(key, rfc)
+        if value != rfc:
+            raise Unsupported(f"tcp.{key} = {value!r}: one of ns-2.35's rules (preset \"ns2\"); ns-3 3.44 "
+                              f"follows the RFCs' ({rfc!r})")
     if tcp["max_rto_s"] != NS3_MAX_RTO_S:
         raise Unsupported(f"tcp.max_rto = {tcp['max_rto_s']:g} s: ns-3 3.44 caps the timeout at 60 s")
 

@@ -60,6 +60,7 @@ fn tcp_of(text: &str) -> Result<TcpParams, String> {
 fn presets_set_every_option_and_explicit_keys_win() {
     assert_eq!(tcp_of(&scenario("preset = \"ns3\"", "newreno", 1)).unwrap(), Preset::Ns3.params());
     assert_eq!(tcp_of(&scenario("preset = \"linux\"", "newreno", 1)).unwrap(), Preset::Linux.params());
+    assert_eq!(tcp_of(&scenario("preset = \"ns2\"", "newreno", 1)).unwrap(), Preset::Ns2.params());
     let p = tcp_of(&scenario("preset = \"ns3\"\nmss = 1460\ntimestamps = false", "newreno", 1)).unwrap();
     assert_eq!((p.mss, p.timestamps, p.sack, p.min_rto.as_secs_f64()), (1460, false, true, 1.0));
     // SACK off under a preset with PRR: recovery falls back to halving, which is all
@@ -81,6 +82,8 @@ fn every_recovery_delivers_exactly_what_was_sent_under_heavy_loss() {
         "sack = true\nrecovery = \"prr\"\ntimestamps = true\ndelayed_ack = true\nbyte_counting = 2",
         "preset = \"ns3\"",
         "preset = \"linux\"",
+        "preset = \"ns2\"",
+        "preset = \"ns2\"\nsack = true",
     ];
     for tcp in options {
         for protocol in ["newreno", "reno"] {

@@ -1,6 +1,6 @@
 //! The sending side of a connection: segments, the window, loss recovery and the
 //! retransmission timer.
-use super::{Output, TcpParams, Tcp};
+use super::{Output, SynTimeout, TcpParams, Tcp, TimeoutSsthresh};
 use crate::engine::SimTime;
 use crate::net::packet::{CWR, ECE, ECT, RETX, SYN};
 use crate::net::Packet;
@@ -31,6 +31,7 @@ impl Tcp {
             }
         }
         self.cc.on_sent(now, len, retx);
+        self.rtt.on_send(seq + len, !retx, now);
         if let Some(sel) = self.selective.as_deref_mut() {
             sel.board.on_sent(seq, retx);
             if let Some(prr) = sel.prr.as_mut() {
@@ -75,6 +76,7 @@ impl Tcp {
         if retx {
             self.retransmits += 1;
         }
+        self.rtt.on_send(0, !retx, now);
         out.push(self.control(self.ep.data_route, 0, now, SYN | if retx { RETX } else { 0 }, p));
         self.rto_timer.set(now + self.rtt.rto());
     }
@@ -90,14 +92,15 @@ impl Tcp {
         }
         self.established = true;
         self.rto_timer.stop(); // the SYN is acknowledged (rule 5.2)
-        if pkt.flags & RETX == 0 {
-            self.rtt.sample(now - pkt.ts, p.min_rto, p.max_rto);
-        }
+        self.rtt.on_ack(0, (pkt.flags & RETX == 0).then(|| now - pkt.ts), now);
         self.try_send(now, p, out);
     }
 
     /// Send new (or, after a timeout, resent) segments while the window allows.
     pub fn try_send(&mut self, now: SimTime, p: &TcpParams, out: &mut Output) {
+        if self.ns2.is_some() {
+            return self.ns2_send(now, p, out);
+        }
         if self.selective.is_some() {
             return self.try_send_selective(now, p, out);
         }
@@ -157,19 +160,23 @@ impl Tcp {
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
             byte_counting: self.byte_counting,
+            ns2_arithmetic: self.ns2_arithmetic,
         }
     }
 
-    /// The RTT sample of an ACK of new data: always with timestamps (the echo dates
+    /// The RTT sample an ACK's echo gives: always with timestamps (the echo dates
     /// the segment that triggered the ACK, RFC 7323 §4), otherwise not from an ACK
     /// of a retransmitted segment (Karn's rule, RFC 6298 §3).
+    #[inline]
+    pub(super) fn echo_sample(pkt: &Packet, now: SimTime, p: &TcpParams) -> Option<SimTime> {
+        (p.timestamps || pkt.flags & RETX == 0).then(|| now - pkt.ts)
+    }
+
+    /// An ACK of new data: its RTT sample, which the estimator takes too.
     pub(super) fn rtt_sample(&mut self, pkt: &Packet, now: SimTime, p: &TcpParams) -> Option<SimTime> {
-        if !p.timestamps && pkt.flags & RETX != 0 {
-            return None;
-        }
-        let r = now - pkt.ts;
-        self.rtt.sample(r, p.min_rto, p.max_rto);
-        Some(r)
+        let r = Self::echo_sample(pkt, now, p);
+        self.rtt.on_ack(pkt.seq.min(self.snd_max), r, now);
+        r
     }
 
     /// Whether a partial ACK of this recovery restarts the retransmission timer
@@ -197,6 +204,9 @@ impl Tcp {
 
     /// An ACK reaches the sender.
     pub fn on_ack(&mut self, pkt: &Packet, now: SimTime, p: &TcpParams, out: &mut Output) {
+        if self.ns2.is_some() {
+            return self.on_ack_ns2(pkt, now, p, out);
+        }
         if self.selective.is_some() {
             return self.on_ack_selective(pkt, now, p, out);
         }
@@ -298,9 +308,13 @@ impl Tcp {
         self.rto_timer.stop();
         if !self.established {
             // The SYN or its SYN-ACK was lost: back off (rule 5.5) and resend the
-            // SYN, flagged for Karn's rule. No window to reduce: no data is out.
+            // SYN, flagged for Karn's rule. No window to reduce: no data is out
+            // (unless ns-2's rule, which treats the SYN as a segment, says otherwise).
             self.timeouts += 1;
-            self.rtt.back_off(p.max_rto);
+            if p.rules.syn_timeout == SynTimeout::Ns2 {
+                self.ns2_syn_timeout();
+            }
+            self.rtt.back_off();
             self.send_syn(now, true, p, out);
             return;
         }
@@ -308,6 +322,9 @@ impl Tcp {
             return;
         }
         self.timeouts += 1;
+        if self.ns2.is_some() {
+            return self.on_rto_ns2(now, p, out);
+        }
         // ssthresh is reduced once per window of data: not again on a repeated
         // timeout (RFC 5681 §3.1), nor on a timeout during fast recovery, whose
         // entry already halved it. There cwnd is inflated by the duplicate ACKs
@@ -315,17 +332,17 @@ impl Tcp {
         // or not; halving either would set ssthresh above anything the path
         // carried (Linux's tcp_enter_loss keeps it likewise).
         let flight = self.flight_for_ssthresh();
-        let repeated = self.timed_out_since_ack || self.recovery.active;
+        let repeated = p.rules.timeout_ssthresh == TimeoutSsthresh::Hold && (self.timed_out_since_ack || self.recovery.active);
         self.w.ssthresh = self.cc.on_congestion(&self.w, Congestion::Timeout { repeated }, flight);
         self.timed_out_since_ack = true;
         self.w.cwnd = self.w.mss; // loss window
         self.recovery = super::Recovery { dupacks: 0, active: false, recover: Some(self.snd_max), partial_ack_seen: false };
         if self.selective.is_some() {
-            self.on_rto_selective();
+            self.on_rto_selective(p);
         } else {
             self.snd_nxt = self.snd_una; // go back N
         }
-        self.rtt.back_off(p.max_rto);
+        self.rtt.back_off();
         self.try_send(now, p, out);
         self.sync_cc_timer();
     }
