@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.cclab-installed
 SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: install demo test test-rust test-python fuzz bench bench-sweeps crash-test validate validate-smooth testbed clean
+.PHONY: install demo test test-rust test-python fuzz bench bench-sweeps crash-test validate validate-ns2 validate-smooth testbed clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -70,6 +70,13 @@ testbed: $(STAMP)
 # off in both for contrast. Fails when a headline, mixed or RED verdict fails.
 validate: $(STAMP)
 	$(PY) bench/validate.py $(VALIDATE_ARGS)
+
+# Cross-check against ns-2.35, the papers' own simulator (docs/validation.md, "against ns-2.35"):
+# NewReno, Reno and Sack1 with cclab's ns2 preset, RED, Vegas, TFRC, TCP-LP, CBR and Pareto on
+# identical flow lists, 5 seeds. Installs Debian's ns2 with apt-get when run as root and `ns` is
+# missing. Fails when a gating verdict fails.
+validate-ns2: $(STAMP)
+	$(PY) bench/validate_ns2.py $(VALIDATE_NS2_ARGS)
 
 # Ideally smooth senders at packet level against the exact 2N-packet method (lower-bounds
 # paper): N = 10, 100, 1000 at U = 0.8 and 0.95, 1000 realizations each (about 80 s;

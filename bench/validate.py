@@ -70,6 +70,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench" / "ns3"))
 import ns3run  # noqa: E402
+from pairing import mean_ci, paired_agrees  # noqa: E402
 
 REFERENCE = ROOT / "scenarios" / "background" / "single-link.toml"
 BINS = [(0, 1e5, "<100KB"), (1e5, 1e6, "100KB-1MB"), (1e6, 3e6, "1-3MB"), (3e6, 1e7, "3-10MB"),
@@ -98,28 +99,6 @@ RED_CASES = [("red", False, NS3_DEFAULT_TCP),
 # Per-run link metrics of the bottleneck, and their labels in the tables.
 LINK_KEYS = {"queue": "bottleneck mean queue (packets)", "drops": "bottleneck drops",
              "marks": "bottleneck marks"}
-# Two-sided 95% Student t quantiles by degrees of freedom.
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-        10: 2.228, 15: 2.131, 20: 2.086, 30: 2.042}
-
-
-def t975(df: int) -> float:
-    if df in T975:
-        return T975[df]
-    from scipy.stats import t
-
-    return float(t.ppf(0.975, df))
-
-
-def mean_ci(xs) -> tuple[float, float, int]:
-    xs = np.asarray([x for x in xs if np.isfinite(x)], float)
-    if len(xs) == 0:
-        return math.nan, math.nan, 0
-    if len(xs) == 1:
-        return float(xs[0]), math.nan, 1
-    return float(xs.mean()), t975(len(xs) - 1) * float(xs.std(ddof=1)) / math.sqrt(len(xs)), len(xs)
-
-
 def counts_agree(a: float, b: float) -> bool:
     """Two event counts (drops, timeouts, retransmissions) of one run each: within
     10% or within 1.96 sqrt(a + b), the 95% spread of the difference of two Poisson
@@ -133,13 +112,6 @@ def agrees(a: float, ha: float, b: float, hb: float) -> bool:
     wa = max(ha if np.isfinite(ha) else 0.0, TOL * abs(a))
     wb = max(hb if np.isfinite(hb) else 0.0, TOL * abs(b))
     return d <= wa or d <= wb
-
-
-def paired_agrees(r: float, h: float, tol: float) -> bool:
-    """The paired rule: the 95% interval r ± h of the mean paired ratio meets [1 - tol, 1 + tol]."""
-    if not np.isfinite(r):
-        return False
-    return abs(r - 1) <= tol + (h if np.isfinite(h) else 0.0)
 
 
 # --- scenarios ---------------------------------------------------------------------------

@@ -41,6 +41,10 @@ import numpy as np
 import pandas as pd
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+import pairing  # noqa: E402
+from pairing import FLOW_COLUMNS, flow_list  # noqa: E402,F401  (re-exported: the harness's API)
+
 SOURCE = HERE / "cclab_ns3.cc"
 NS3_VERSION = "3.44"
 NS3_REQUIREMENT = "ns3==3.44.*"
@@ -77,9 +81,6 @@ RFC_RULES = {"whole_segments": False, "initial_ssthresh": "none", "window_arithm
              "loss_recovery": "rfc", "sack_after_timeout": "keep", "sack_blocks": None, "sack_option": "rfc2018"}
 # ns-3's hard-coded upper bound of the retransmission timeout (TcpSocketBase::ReTxTimeout).
 NS3_MAX_RTO_S = 60.0
-# `start` is when the connection opened: in ns-3, which has no access control, the arrival.
-FLOW_COLUMNS = ["class", "id", "size", "arrival", "start", "finish", "completion_time", "bytes_delivered",
-                "retransmissions", "timeouts", "finished", "warmup"]
 
 
 class Unsupported(ValueError):
@@ -146,9 +147,7 @@ def ensure(quiet: bool = False) -> Path:
 
 def _validated(scenario, seed: int | None = None) -> dict:
     """cclab.validate(): duration, warm-up, and the plan the harness translates."""
-    import cclab
-
-    info = cclab.validate(scenario, seed=seed)
+    info = pairing.validated(scenario, seed)
     info["plan"] = plan(info["config"])
     return info
 
@@ -349,34 +348,6 @@ def _check(plan: dict) -> None:
         congestion(c, plan["tcp"])
 
 
-def flow_list(scenario, seed: int) -> pd.DataFrame:
-    """Every flow a scenario creates for `seed`: columns class, start, size (NaN: long-lived).
-
-    Poisson arrivals are the ones cclab draws for that seed (taken from a cclab run;
-    arrivals do not depend on the network), so the list is a realization of the
-    scenario's own arrival process.
-    """
-    import cclab
-
-    plan = _validated(scenario, seed)["plan"]
-    rows = []
-    poisson = [c["name"] for c in plan["classes"] if c["type"] == "poisson"]
-    if poisson:
-        r = cclab.run(scenario, seed=seed)
-        f = r.flows[r.flows["class"].isin(poisson)]
-        rows.append(pd.DataFrame({"class": f["class"].astype(str), "start": f["arrival"], "size": f["size"]}))
-    for c in plan["classes"]:
-        if c["type"] == "long_lived":
-            rows.append(pd.DataFrame({"class": [c["name"]] * c["count"], "start": [c["start_s"]] * c["count"],
-                                      "size": [np.nan] * c["count"]}))
-        elif c["type"] == "flow_list":
-            rows.append(pd.DataFrame({"class": c["name"], "start": c["starts"], "size": np.asarray(c["sizes"], float)}))
-    out = pd.concat(rows, ignore_index=True)
-    order = {c["name"]: i for i, c in enumerate(plan["classes"])}
-    out["_c"] = out["class"].map(order)
-    return out.sort_values(["start", "_c"], kind="stable").drop(columns="_c").reset_index(drop=True)
-
-
 def ns3_input(plan: dict, flows: pd.DataFrame, duration: float, warmup: float, seed: int) -> str:
     """The ns-3 program's input for a plan and an explicit flow list."""
     _check(plan)
@@ -418,22 +389,9 @@ class Ns3Result:
 
 
 def with_tcp(scenario, tcp: dict | None = NS3_TCP) -> dict:
-    """`scenario` (a file or a structure) as a structure with `tcp` on top of its own
-    `tcp` table (classes' own `tcp` tables still win); relative file names resolved."""
-    from cclab.scenario import load_scenario
-
-    structure, base_dir = load_scenario(scenario)
-    structure = json.loads(json.dumps(structure))
-    if tcp:
-        structure.setdefault("tcp", {}).update(tcp)
-    # Relative file names (empirical CDFs, flow lists) keep resolving where they did.
-    for t in structure.get("traffic", []):
-        if t.get("type") == "flow_list" and not Path(t["file"]).is_absolute():
-            t["file"] = str(Path(base_dir) / t["file"])
-        size = t.get("size")
-        if isinstance(size, dict) and isinstance(size.get("file"), str) and not Path(size["file"]).is_absolute():
-            size["file"] = str(Path(base_dir) / size["file"])
-    return structure
+    """`scenario` as a structure with `tcp` (default: ns-3's TCP behaviour, `NS3_TCP`)
+    on top of its own `tcp` table (`pairing.with_tcp`)."""
+    return pairing.with_tcp(scenario, tcp)
 
 
 def run_ns3(scenario, seed: int, flows: pd.DataFrame | None = None, progress: bool = False,
@@ -473,21 +431,7 @@ def replay_scenario(scenario, flows: pd.DataFrame, folder: Path, tcp: dict | Non
     """`scenario` with every Poisson class replaced by a flow_list class reading
     `flows` (written to `folder`), and with the `tcp` settings on top of its own
     (default: ns-3's TCP behaviour, `NS3_TCP`; None keeps the scenario's)."""
-    structure = with_tcp(scenario, tcp)
-    folder.mkdir(parents=True, exist_ok=True)
-    csv = folder / "flows.csv"
-    listed = flows[flows["size"].notna()]
-    pd.DataFrame({"start": listed["start"].map(repr), "size": listed["size"].astype(np.int64),
-                  "class": listed["class"]}).to_csv(csv, index=False)
-    keep = {"name", "src", "dst", "route", "protocol", "cc", "tcp", "start", "stop"}
-    for t in structure.get("traffic", []):
-        if t.get("type") == "poisson":
-            for k in list(t):
-                if k not in keep:
-                    del t[k]
-            t["type"] = "flow_list"
-            t["file"] = str(csv)
-    return structure
+    return pairing.replay_scenario(scenario, flows, folder, tcp)
 
 
 def run_cclab(scenario, seed: int, flows: pd.DataFrame | None = None, ns3_tcp: bool = True):
@@ -495,13 +439,7 @@ def run_cclab(scenario, seed: int, flows: pd.DataFrame | None = None, ns3_tcp: b
 
     `ns3_tcp`: with ns-3's TCP behaviour (`NS3_TCP`); False keeps the scenario's own.
     """
-    import cclab
-
-    if flows is None:
-        flows = flow_list(scenario, seed)
-    with tempfile.TemporaryDirectory(prefix="cclab-replay-") as tmp:
-        sc = replay_scenario(scenario, flows, Path(tmp), NS3_TCP if ns3_tcp else None)
-        return cclab.run(sc, seed=seed)
+    return pairing.run_cclab(scenario, seed, flows, NS3_TCP if ns3_tcp else None)
 
 
 def main(argv=None) -> int:
