@@ -70,6 +70,13 @@ def test_agents_and_variables():
     assert v["packetSize_"] == 1000 and v["window_"] == 20 and v["windowInit_"] == 2 and v["syn_"] == "true"
     # Whole packets of 1000 + 40 bytes, and the 40-byte SYN (tcp.cc, TcpAgent::output).
     assert (nr["perpkt"], nr["first"]) == (1040, 40)
+    # ns-2's reset() set ssthresh_ = window_ when the agent was created, with the default
+    # window_ 20: the first ssthresh is set as cclab's says (none here; the receive
+    # window with the ns2 preset), and tcpTick_ as its clock tick.
+    assert (v["ssthresh_"], v["tcpTick_"]) == (ns2run.UNLIMITED_WINDOW, "0.01")
+    sc = dumbbell(traffic=[long_lived(name="nr")], tcp={"preset": "ns2", "receive_window": "100000B"})
+    v = dict(zip(plan(sc)["classes"][0]["avars"][::2], plan(sc)["classes"][0]["avars"][1::2]))
+    assert (v["window_"], v["ssthresh_"]) == (100, 100)
 
 
 def test_run_script_schedules_every_flow_in_whole_packets():

@@ -207,8 +207,14 @@ def tcp_vars(tcp: dict, where: str) -> list:
            "numdupacks_", tcp["dupack_threshold"], "singledup_", int(tcp["limited_transmit"]),
            "timestamps_", _b(tcp["timestamps"]), "ts_option_size_", TIMESTAMP_OPTION,
            "ecn_", int(tcp["ecn"]), "maxburst_", 0]
-    if "tick_ns" in tcp:
-        out += ["tcpTick_", repr(tcp["tick_ns"] / 1e9)]
+    rules = tcp.get("rules", {})
+    if "clock_tick_ns" in rules:
+        out += ["tcpTick_", repr(rules["clock_tick_ns"] / 1e9)]
+    # reset() set ssthresh_ = window_ when the agent was created, with ns-default's
+    # window_ (20): set it for the window set here, as cclab's initial_ssthresh says.
+    first = rules.get("initial_ssthresh", "none")
+    ss = {"receive_window": window, "none": UNLIMITED_WINDOW}.get(first) if isinstance(first, str) else max(1, first["bytes"] // mss)
+    out += ["ssthresh_", ss]
     return out
 
 

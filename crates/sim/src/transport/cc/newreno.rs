@@ -63,7 +63,7 @@ impl RenoGrowth {
         }
     }
 
-    /// ns-2's `opencwnd()` (tcp/tcp.cc:1119-1235, windowOption_ 1, `increase_num_` 1):
+    /// ns-2's `opencwnd()` (tcp/tcp.cc:1119-1238, windowOption_ 1, `increase_num_` 1):
     /// `cwnd_ += 1` below ssthresh_, else `cwnd_ += 1/cwnd_`, in segments, per ACK
     /// of new data whatever it covers.
     fn open_ns2(&mut self, w: &mut Window) {

@@ -45,13 +45,14 @@ impl RtoEstimator {
     }
 
     /// An ACK of new data up to `ack`, with the RTT sample its echo gives (None
-    /// when Karn's rule discards it): RFC 6298 takes the sample, ns-2 its timed segment.
+    /// when Karn's rule discards it): RFC 6298 takes the sample (its RTO within
+    /// `bounds`, min and max), ns-2 its timed segment.
     #[inline]
-    pub fn on_ack(&mut self, ack: u64, sample: Option<SimTime>, now: SimTime) {
+    pub fn on_ack(&mut self, ack: u64, sample: Option<SimTime>, now: SimTime, bounds: (SimTime, SimTime)) {
         match self {
             RtoEstimator::Rfc6298(e) => {
                 if let Some(r) = sample {
-                    e.sample(r);
+                    e.sample(r, bounds.0, bounds.1);
                 }
             }
             RtoEstimator::Ns2(e) => e.on_ack(ack, sample, now),
@@ -59,17 +60,17 @@ impl RtoEstimator {
     }
 
     /// A partial ACK of ns-2 NewReno's recovery: ns-2 takes no sample from it.
-    pub fn on_partial_ack(&mut self, ack: u64, sample: Option<SimTime>, now: SimTime) {
+    pub fn on_partial_ack(&mut self, ack: u64, sample: Option<SimTime>, now: SimTime, bounds: (SimTime, SimTime)) {
         match self {
-            RtoEstimator::Rfc6298(_) => self.on_ack(ack, sample, now),
+            RtoEstimator::Rfc6298(_) => self.on_ack(ack, sample, now, bounds),
             RtoEstimator::Ns2(e) => e.on_partial_ack(ack),
         }
     }
 
     /// A partial ACK of ns-2 Sack1's recovery: ns-2 only ends the backoff.
-    pub fn on_sack1_partial_ack(&mut self, ack: u64, sample: Option<SimTime>, now: SimTime) {
+    pub fn on_sack1_partial_ack(&mut self, ack: u64, sample: Option<SimTime>, now: SimTime, bounds: (SimTime, SimTime)) {
         match self {
-            RtoEstimator::Rfc6298(_) => self.on_ack(ack, sample, now),
+            RtoEstimator::Rfc6298(_) => self.on_ack(ack, sample, now, bounds),
             RtoEstimator::Ns2(e) => e.reset_backoff(),
         }
     }
@@ -81,10 +82,11 @@ impl RtoEstimator {
         }
     }
 
-    /// The retransmission timer expired: back off (and, in ns-2, abandon the timing).
-    pub fn back_off(&mut self) {
+    /// The retransmission timer expired: back off, at most to `max_rto` (and, in
+    /// ns-2, abandon the timing).
+    pub fn back_off(&mut self, max_rto: SimTime) {
         match self {
-            RtoEstimator::Rfc6298(e) => e.back_off(),
+            RtoEstimator::Rfc6298(e) => e.back_off(max_rto),
             RtoEstimator::Ns2(e) => {
                 e.back_off();
                 e.cancel_timing();

@@ -7,7 +7,7 @@
 //!   starts the timing (`rtt_seq_`, `rtt_ts_`); the first ACK that covers it gives
 //!   the sample and ends the backoff (`t_backoff_ = 1`). Retransmissions are never
 //!   timed (Karn), and a timeout or a fast retransmit abandons the timing
-//!   (`reset_rtx_timer`, tcp.cc:965-972).
+//!   (`reset_rtx_timer`, tcp.cc:965-973).
 //! * Ticks (`rtt_update`, tcp.cc:565-609): a sample is the number of clock ticks
 //!   between send and ACK, the clock ticking every `tcpTick_` from this sender's
 //!   `boot_time_` (uniform in one tick, tcp.cc:470), at least 1; with timestamps,
@@ -16,7 +16,7 @@
 //!   shifts (gains 1/8 and 1/4, as RFC 6298), the difference held in a `short`;
 //!   the first sample sets srtt = R, rttvar = R/2. `t_rtxcur_` = (srtt + 4 rttvar)
 //!   ticks, rounded down to a whole tick.
-//! * The timeout (`rtt_timeout`, tcp.cc:529-563, `rfc2988_` true): max(t_rtxcur_,
+//! * The timeout (`rtt_timeout`, tcp.cc:529-561, `rfc2988_` true): max(t_rtxcur_,
 //!   minrto_) × t_backoff_, at most `maxrto_`, at least two ticks. Before any
 //!   sample t_rtxcur_ is `rtxcur_init_`.
 //! * Backoff (`rtt_backoff`, tcp.cc:611-627): t_backoff_ doubles while it is below
@@ -112,7 +112,7 @@ impl Ns2Ticks {
         self.timed = None;
     }
 
-    /// `t_backoff_ = 1` (Sack1's partial ACKs, tcp-sack1.cc:170).
+    /// `t_backoff_ = 1` (Sack1's partial ACKs, tcp-sack1.cc:219, 225).
     pub fn reset_backoff(&mut self) {
         self.backoff = 1;
     }

@@ -14,18 +14,16 @@ pub struct Rfc6298 {
     rttvar: f64,
     has_sample: bool,
     rto: SimTime,
-    min_rto: SimTime,
-    max_rto: SimTime,
 }
 
 impl Rfc6298 {
-    /// Before any sample, the RTO is `initial` (rule 2.1); every RTO lies in [min_rto, max_rto].
-    pub fn new(initial: SimTime, min_rto: SimTime, max_rto: SimTime) -> Self {
-        Rfc6298 { srtt: 0.0, rttvar: 0.0, has_sample: false, rto: initial, min_rto, max_rto }
+    /// Before any sample, the RTO is `initial` (rule 2.1).
+    pub fn new(initial: SimTime) -> Self {
+        Rfc6298 { srtt: 0.0, rttvar: 0.0, has_sample: false, rto: initial }
     }
 
-    /// A round-trip sample R (rules 2.2 and 2.3).
-    pub fn sample(&mut self, r: SimTime) {
+    /// A round-trip sample R (rules 2.2 and 2.3); the RTO lies in [min_rto, max_rto].
+    pub fn sample(&mut self, r: SimTime, min_rto: SimTime, max_rto: SimTime) {
         let r = r.0 as f64;
         if !self.has_sample {
             self.srtt = r;
@@ -36,12 +34,12 @@ impl Rfc6298 {
             self.srtt = 0.875 * self.srtt + 0.125 * r;
         }
         let rto = self.srtt + CLOCK_G.max(4.0 * self.rttvar);
-        self.rto = SimTime(rto as u64).max(self.min_rto).min(self.max_rto);
+        self.rto = SimTime(rto as u64).max(min_rto).min(max_rto);
     }
 
     /// The timer expired: back off (rule 5.5), at most `max_rto`.
-    pub fn back_off(&mut self) {
-        self.rto = self.rto.saturating_mul(2).min(self.max_rto);
+    pub fn back_off(&mut self, max_rto: SimTime) {
+        self.rto = self.rto.saturating_mul(2).min(max_rto);
     }
 
     /// The current retransmission timeout.
@@ -66,20 +64,17 @@ mod tests {
 
     #[test]
     fn rfc6298_arithmetic() {
-        let mut e = Rfc6298::new(ms(1000), ms(200), ms(60_000));
+        let mut e = Rfc6298::new(ms(1000));
         assert_eq!((e.rto(), e.srtt()), (ms(1000), None));
         // First sample R = 100 ms: SRTT = R, RTTVAR = R/2, RTO = R + 4 R/2 = 300 ms.
-        e.sample(ms(100));
+        e.sample(ms(100), ms(200), ms(60_000));
         assert_eq!((e.rto(), e.srtt()), (ms(300), Some(ms(100))));
         // R' = 50 ms: RTTVAR = 3/4*50 + 1/4*|100-50| = 50, SRTT = 93.75, RTO = 293.75 ms.
-        e.sample(ms(50));
+        e.sample(ms(50), ms(200), ms(60_000));
         assert_eq!(e.rto(), SimTime(293_750_000));
         // Tiny samples: the minimum RTO binds; backoff doubles up to the maximum.
-        let mut f = Rfc6298::new(ms(1000), ms(200), ms(500));
-        f.sample(SimTime(1));
-        assert_eq!(f.rto(), ms(200));
-        f.back_off();
-        f.back_off();
-        assert_eq!(f.rto(), ms(500));
+        e.sample(SimTime(1), ms(200), ms(60_000));
+        e.back_off(ms(500));
+        assert_eq!(e.rto(), ms(500));
     }
 }

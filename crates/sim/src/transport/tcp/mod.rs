@@ -126,7 +126,7 @@ impl Tcp {
             w: Window { cwnd: p.initial_window as u64 * mss, ssthresh: p.initial_ssthresh(), mss },
             recovery: Recovery::default(),
             rtt: match p.rules.rtt_estimator {
-                RttRule::Rfc6298 => RtoEstimator::Rfc6298(Rfc6298::new(p.initial_rto, p.min_rto, p.max_rto)),
+                RttRule::Rfc6298 => RtoEstimator::Rfc6298(Rfc6298::new(p.initial_rto)),
                 RttRule::Ns2 => RtoEstimator::Ns2(Box::new(Ns2Ticks::new(p.rules.clock_tick, SimTime::ZERO, p.initial_rto, p.min_rto, p.max_rto, p.timestamps))),
             },
             timed_out_since_ack: false,

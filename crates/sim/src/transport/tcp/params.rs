@@ -264,6 +264,12 @@ impl TcpParams {
         self.rules.sack_blocks.map_or(fit, |n| (n as usize).min(fit))
     }
 
+    /// The RTO's bounds, (min_rto, max_rto).
+    #[inline]
+    pub fn rto_bounds(&self) -> (SimTime, SimTime) {
+        (self.min_rto, self.max_rto)
+    }
+
     /// How many blocks the receiver remembers to report again: all of them
     /// (RFC 2018 §4), or as many as an ACK carries (ns-2's `Sacker`).
     pub fn sack_memory(&self) -> Option<usize> {

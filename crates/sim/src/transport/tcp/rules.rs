@@ -89,7 +89,7 @@ pub enum SackOptionSize {
     /// (§3); every out-of-order range is remembered, to be reported again (§4).
     #[default]
     Rfc2018,
-    /// ns-2's `Sacker::append_ack` (tcp-sink.cc:621-757): 8 bytes per block, and
+    /// ns-2's `Sacker::append_ack` (tcp-sink.cc:605-758): 8 bytes per block, and
     /// a stack of the last `maxSackBlocks_` blocks, so older ranges are forgotten.
     Ns2,
 }

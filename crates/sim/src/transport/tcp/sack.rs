@@ -50,7 +50,7 @@ impl SackBlocks {
     }
 
     /// Forget all but the `n` most recent blocks (ns-2's `SackStack` holds
-    /// `maxSackBlocks_` of them, tcp-sink.cc:507-527).
+    /// `maxSackBlocks_` of them, tcp-sink.cc:483-520, 605-758).
     pub fn keep(&mut self, n: usize) {
         self.recent.truncate(n);
     }

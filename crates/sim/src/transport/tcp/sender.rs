@@ -92,7 +92,7 @@ impl Tcp {
         }
         self.established = true;
         self.rto_timer.stop(); // the SYN is acknowledged (rule 5.2)
-        self.rtt.on_ack(0, (pkt.flags & RETX == 0).then(|| now - pkt.ts), now);
+        self.rtt.on_ack(0, (pkt.flags & RETX == 0).then(|| now - pkt.ts), now, p.rto_bounds());
         self.try_send(now, p, out);
     }
 
@@ -175,7 +175,7 @@ impl Tcp {
     /// An ACK of new data: its RTT sample, which the estimator takes too.
     pub(super) fn rtt_sample(&mut self, pkt: &Packet, now: SimTime, p: &TcpParams) -> Option<SimTime> {
         let r = Self::echo_sample(pkt, now, p);
-        self.rtt.on_ack(pkt.seq.min(self.snd_max), r, now);
+        self.rtt.on_ack(pkt.seq.min(self.snd_max), r, now, p.rto_bounds());
         r
     }
 
@@ -314,7 +314,7 @@ impl Tcp {
             if p.rules.syn_timeout == SynTimeout::Ns2 {
                 self.ns2_syn_timeout();
             }
-            self.rtt.back_off();
+            self.rtt.back_off(p.max_rto);
             self.send_syn(now, true, p, out);
             return;
         }
@@ -342,7 +342,7 @@ impl Tcp {
         } else {
             self.snd_nxt = self.snd_una; // go back N
         }
-        self.rtt.back_off();
+        self.rtt.back_off(p.max_rto);
         self.try_send(now, p, out);
         self.sync_cc_timer();
     }

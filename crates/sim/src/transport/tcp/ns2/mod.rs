@@ -67,7 +67,7 @@ impl Ns2Sender {
         }
     }
 
-    /// `bug_fix_` (tcp-newreno.cc:119-126, tcp-sack1.cc:270-276): a new fast
+    /// `bug_fix_` (tcp-newreno.cc:116-126, tcp-sack1.cc:276-282): a new fast
     /// retransmit needs an ACK beyond `recover_`; `bugfix_ss_` also allows one
     /// while no data has been acknowledged (`highest_ack_ == 0`: only the SYN).
     fn may_fast_retransmit(&self, snd_una: u64) -> bool {
@@ -94,7 +94,7 @@ impl Tcp {
         p.rwnd() / self.w.mss
     }
 
-    /// `window()` (tcp.cc:888-904; Reno's, tcp-reno.cc:42-57, adds `dupwnd_`):
+    /// `window()` (tcp.cc:888-902; Reno's, tcp-reno.cc:42-57, adds `dupwnd_`):
     /// min(int(cwnd_) + dupwnd_, window_) segments.
     fn ns2_window(&self, p: &TcpParams) -> u64 {
         let dupwnd = self.ns2.as_deref().map_or(0, |n| n.dupwnd);
@@ -110,7 +110,7 @@ impl Tcp {
         }
     }
 
-    /// `send_much()` (tcp.cc:913-963): new (or, after a timeout, resent) segments
+    /// `send_much()` (tcp.cc:913-957): new (or, after a timeout, resent) segments
     /// while `t_seqno_ <= highest_ack_ + window()`, at most `burst` of them
     /// (`maxburst_` 0: no limit).
     fn ns2_send_much(&mut self, now: SimTime, p: &TcpParams, out: &mut Output, burst: Option<u32>) {
@@ -126,7 +126,7 @@ impl Tcp {
         }
     }
 
-    /// `send_one()` (tcp.cc:1551-1562, `singledup_`): on each of the first
+    /// `send_one()` (tcp.cc:1576-1587, `singledup_`): on each of the first
     /// duplicate ACKs, one segment if `t_seqno_ <= highest_ack_ + window_` and
     /// `t_seqno_ <= highest_ack_ + cwnd_ + dupacks_` (cwnd_ unrounded).
     fn ns2_send_one(&mut self, now: SimTime, p: &TcpParams, out: &mut Output) {
@@ -141,7 +141,7 @@ impl Tcp {
         }
     }
 
-    /// `slowdown()` (tcp.cc:1241-1338) with `precisionReduce_` true, for a fast
+    /// `slowdown()` (tcp.cc:1241-1347) with `precisionReduce_` true, for a fast
     /// retransmit (`CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF`) or a timeout
     /// (`| CLOSE_CWND_RESTART`): the window win = `windowd()` = min(cwnd_ +
     /// dupwnd_, window_) is halved, ssthresh_ = max(int(win/2), 2) segments, cwnd_
@@ -166,8 +166,8 @@ impl Tcp {
         }
     }
 
-    /// A fast retransmit (NewReno's `dupack_action`, tcp-newreno.cc:155-166; Reno's,
-    /// tcp-reno.cc:194-202; Sack1's, tcp-sack1.cc:279-303): `recover_ = maxseq_`,
+    /// A fast retransmit (NewReno's `dupack_action`, tcp-newreno.cc:166-177; Reno's,
+    /// tcp-reno.cc:194-202; Sack1's, tcp-sack1.cc:327-352): `recover_ = maxseq_`,
     /// the timer restarted and the timing abandoned (`reset_rtx_timer(1, 0)`),
     /// `slowdown()`, and the first unacknowledged segment resent.
     fn ns2_fast_retransmit(&mut self, now: SimTime, p: &TcpParams, out: &mut Output) {
@@ -187,7 +187,7 @@ impl Tcp {
     /// holds once t_seqno_ is past the ACK).
     fn ns2_newack(&mut self, pkt: &Packet, ack: u64, now: SimTime, p: &TcpParams, sample: &mut Ack) {
         let r = Self::echo_sample(pkt, now, p);
-        self.rtt.on_ack(ack, r, now);
+        self.rtt.on_ack(ack, r, now, p.rto_bounds());
         self.ns2_advance(ack, sample);
         sample.rtt = r;
         self.ns().dupacks = 0;
@@ -222,7 +222,7 @@ impl Tcp {
     }
 
     /// The retransmission timer expired with data outstanding (`timeout()`,
-    /// tcp.cc:1854-1935; Reno's, tcp-reno.cc:219-230; Sack1's, tcp-sack1.cc:353-383):
+    /// tcp.cc:1854-1932; Reno's, tcp-reno.cc:220-230; Sack1's, tcp-sack1.cc:390-420):
     /// `recover_ = maxseq_`, `slowdown()` to one segment, the timer backed off and
     /// restarted, and go-back-N from `highest_ack_ + 1`.
     pub(super) fn on_rto_ns2(&mut self, now: SimTime, p: &TcpParams, out: &mut Output) {
@@ -241,7 +241,7 @@ impl Tcp {
             s.on_timeout();
         }
         self.timed_out_since_ack = true;
-        self.rtt.back_off();
+        self.rtt.back_off(p.max_rto);
         self.rto_timer.set(now + self.rtt.rto());
         self.snd_nxt = self.snd_una;
         self.ns2_send(now, p, out);

@@ -22,8 +22,8 @@ use crate::transport::cc::{Ack, CongestionControl, FastRecovery};
 use crate::transport::tcp::{Output, PartialAckTimer, TcpParams, Tcp};
 
 impl Tcp {
-    /// `RenoTcpAgent::recv` (tcp-reno.cc:77-142) and `NewRenoTcpAgent::recv`
-    /// (tcp-newreno.cc:180-300).
+    /// `RenoTcpAgent::recv` (tcp-reno.cc:77-145) and `NewRenoTcpAgent::recv`
+    /// (tcp-newreno.cc:180-305).
     pub(super) fn on_ack_reno(&mut self, pkt: &Packet, now: SimTime, p: &TcpParams, out: &mut Output) {
         let ack = pkt.seq.min(self.snd_max);
         let newreno = self.cc.fast_recovery() == FastRecovery::NewReno;
@@ -101,7 +101,7 @@ impl Tcp {
         }
         self.ns().partial_seen = true;
         let r = Self::echo_sample(pkt, now, p);
-        self.rtt.on_partial_ack(ack, r, now);
+        self.rtt.on_partial_ack(ack, r, now, p.rto_bounds());
         sample.rtt = r;
         self.ns2_advance(ack, sample);
         self.send_segment(self.snd_una, now, p, out);

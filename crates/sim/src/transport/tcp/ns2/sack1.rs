@@ -30,7 +30,7 @@ pub struct Sack1 {
 }
 
 impl Sack1 {
-    /// `Sack1TcpAgent::timeout` (tcp-sack1.cc:353-383), beside `TcpAgent`'s.
+    /// `Sack1TcpAgent::timeout` (tcp-sack1.cc:390-420), beside `TcpAgent`'s.
     pub fn on_timeout(&mut self) {
         self.fastrecov = false;
         self.after_timeout = true;
@@ -44,7 +44,7 @@ impl Tcp {
         self.ns().sack1.as_mut().expect("a Sack1 sender")
     }
 
-    /// `Sack1TcpAgent::recv` (tcp-sack1.cc:97-212).
+    /// `Sack1TcpAgent::recv` (tcp-sack1.cc:95-249).
     pub(super) fn on_ack_sack1(&mut self, pkt: &Packet, now: SimTime, p: &TcpParams, out: &mut Output) {
         let ack = pkt.seq.min(self.snd_max);
         let record = self.sack_record(pkt);
@@ -87,7 +87,7 @@ impl Tcp {
             s.pipe -= 1;
             self.rto_timer.set(now + self.rtt.rto());
             let r = Self::echo_sample(pkt, now, p);
-            self.rtt.on_sack1_partial_ack(ack, r, now);
+            self.rtt.on_sack1_partial_ack(ack, r, now, p.rto_bounds());
             sample.rtt = r;
         } else if !self.sack1().after_timeout {
             let snd_una = self.snd_una;
@@ -111,7 +111,7 @@ impl Tcp {
         if ns.dupacks > p.dupack_threshold || !ns.may_fast_retransmit(snd_una) {
             return;
         }
-        // dupack_action (tcp-sack1.cc:262-307): pipe_ = maxseq_ − highest_ack_ − numdupacks_.
+        // dupack_action (tcp-sack1.cc:274-353): pipe_ = maxseq_ − highest_ack_ − numdupacks_.
         let outstanding = (self.snd_max - self.snd_una).div_ceil(self.w.mss) as i64;
         let (una, end) = (self.snd_una, self.snd_una + self.seg_len(self.snd_una, p));
         let s = self.sack1();
@@ -121,7 +121,7 @@ impl Tcp {
         self.ns2_fast_retransmit(now, p, out);
     }
 
-    /// `Sack1TcpAgent::send_much` (tcp-sack1.cc:385-458): outside recovery while
+    /// `Sack1TcpAgent::send_much` (tcp-sack1.cc:422-490): outside recovery while
     /// `t_seqno_ <= highest_ack_ + window()`, in recovery while `pipe_ <
     /// int(cwnd_)`; a hole first, within the receiver's window, else new data
     /// (in recovery within the receiver's window only).

@@ -389,7 +389,7 @@ fn sack1_sends_holes_then_new_data_while_pipe_is_below_cwnd() {
     // The resent 2: a partial ACK takes two from pipe_ (5 -> 3), restarts the timer
     // (with the backed-off RTO: newtimer() comes before t_backoff_ = 1) and ends the
     // backoff; the hole at 5 was resent already (h_seqno_): new data.
-    d.t.rtt.back_off();
+    d.t.rtt.back_off(ms(60_000));
     assert_eq!(d.t.rto(), ms(600));
     d.now = ms(200);
     assert_eq!(d.step(2), vec![16, 17]);
