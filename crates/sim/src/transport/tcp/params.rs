@@ -1,6 +1,6 @@
 //! TCP parameters: the scenario's `[tcp]` table, overridden per class by the
 //! class's `tcp = { ... }` table.
-use super::rules::{InitialSsthresh, LossRecovery, Rules, SackOptionSize, WindowArithmetic};
+use super::rules::{InitialSsthresh, LossRecovery, Rules, SackAfterTimeout, SackOptionSize, WindowArithmetic};
 use crate::engine::SimTime;
 use crate::settings::{err, Duration, Result, Size, Table};
 use serde::{Deserialize, Serialize};
@@ -167,7 +167,8 @@ impl Preset {
                 timestamps: true,
                 rescue_retransmission: false,
                 ecn: false,
-                rules: Rules::default(),
+                // TcpSocketBase::ReTxTimeout: SetSentListLost(resetSack = !m_sackEnabled).
+                rules: Rules { sack_after_timeout: SackAfterTimeout::Keep, ..Rules::default() },
             },
             // Linux 6.x: MSS 1448 with timestamps on a 1500-byte MTU, initial window
             // 10 (RFC 6928), receive buffer autotuning (no fixed window), TCP_RTO_MIN
@@ -198,7 +199,8 @@ impl Preset {
                 timestamps: true,
                 rescue_retransmission: false,
                 ecn: false,
-                rules: Rules::default(),
+                // tcp_enter_loss keeps the SACKed marks unless it detected reneging.
+                rules: Rules { sack_after_timeout: SackAfterTimeout::Keep, ..Rules::default() },
             },
             Preset::Ns2 => Self::ns2(),
         }

@@ -73,11 +73,13 @@ pub enum LossRecovery {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SackAfterTimeout {
-    /// Keep the SACKed segments (ns-3, Linux): only the others are resent.
-    #[default]
+    /// Keep the SACKed segments (ns-3 3.44, Linux): only the others are resent.
+    /// RFC 6675 §5.1 allows it only beside robust tests for reneging (Errata 1610).
     Keep,
-    /// Turn off every SACKed bit (RFC 2018 §8's SHOULD): everything is resent
-    /// unless SACKed again.
+    /// Turn off every SACKed bit (RFC 2018 §8's SHOULD, which RFC 6675 §5.1 keeps:
+    /// the timeout may mean the receiver reneged): everything is resent unless the
+    /// ACKs of the recovery SACK it again.
+    #[default]
     Clear,
 }
 
@@ -140,7 +142,7 @@ impl Default for Rules {
             clock_tick: SimTime::from_millis(10),
             syn_timeout: SynTimeout::Retry,
             loss_recovery: LossRecovery::Rfc,
-            sack_after_timeout: SackAfterTimeout::Keep,
+            sack_after_timeout: SackAfterTimeout::Clear,
             sack_blocks: None,
             sack_option: SackOptionSize::Rfc2018,
         }

@@ -176,9 +176,10 @@ impl Tcp {
         self.send_segment(una, now, p, out);
     }
 
-    /// A retransmission timeout with SACK (RFC 6675 §5.1): every segment not SACKed
-    /// is deemed lost and none counts as resent; recovery ends. With
-    /// `sack_after_timeout = "clear"` nothing counts as SACKed any more (RFC 2018 §8).
+    /// A retransmission timeout with SACK (RFC 6675 §5.1): the SACKed bits are
+    /// turned off (RFC 2018 §8; `sack_after_timeout = "keep"` keeps them, as ns-3
+    /// and Linux do), every segment not SACKed is deemed lost and none counts as
+    /// resent; recovery ends.
     pub(super) fn on_rto_selective(&mut self, p: &TcpParams) {
         let clear = p.rules.sack_after_timeout == super::rules::SackAfterTimeout::Clear;
         let sel = self.sel();
