@@ -35,6 +35,24 @@ impl RtoEstimator {
         }
     }
 
+    /// SRTT and RTTVAR in nanoseconds as the estimator keeps them (None before
+    /// the first sample).
+    pub fn smoothed(&self) -> Option<(f64, f64)> {
+        match self {
+            RtoEstimator::Rfc6298(e) => e.smoothed(),
+            RtoEstimator::Ns2(e) => e.smoothed(),
+        }
+    }
+
+    /// The latest sample, and how many samples were taken (wrapping at 2^32): a
+    /// trace sees a new sample when the count moves.
+    pub fn latest(&self) -> (SimTime, u32) {
+        match self {
+            RtoEstimator::Rfc6298(e) => e.latest(),
+            RtoEstimator::Ns2(e) => e.latest(),
+        }
+    }
+
     /// A segment ending at `end` left the sender; `new_data` if it was sent for the
     /// first time (ns-2 times one such segment at a time).
     #[inline]

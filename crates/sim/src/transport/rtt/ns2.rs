@@ -55,6 +55,9 @@ pub struct Ns2Ticks {
     /// `rtt_active_`: the end of the segment being timed (its ACK must reach it)
     /// and when it was sent (`rtt_ts_`).
     timed: Option<(u64, SimTime)>,
+    /// The latest sample (`tao`), and the samples taken so far (wrapping), for traces.
+    last: SimTime,
+    samples: u32,
 }
 
 impl Ns2Ticks {
@@ -62,7 +65,7 @@ impl Ns2Ticks {
     /// `t_srtt_` 0, `t_rtxcur_` = `rtxcur_init_` = `initial`, `t_backoff_` 1).
     pub fn new(tick: SimTime, boot: SimTime, initial: SimTime, min_rto: SimTime, max_rto: SimTime, timestamps: bool) -> Self {
         debug_assert!(tick.0 > 0 && boot.0 < tick.0);
-        Ns2Ticks { tick: tick.0, boot: boot.0, srtt: 0, rttvar: 0, backoff: 1, rtxcur: initial, min_rto, max_rto, timestamps, timed: None }
+        Ns2Ticks { tick: tick.0, boot: boot.0, srtt: 0, rttvar: 0, backoff: 1, rtxcur: initial, min_rto, max_rto, timestamps, timed: None, last: SimTime::ZERO, samples: 0 }
     }
 
     /// Set `boot_time_` (in [0, tick)).
@@ -119,6 +122,8 @@ impl Ns2Ticks {
 
     /// `rtt_update(tao)`: a sample of `tao` taken `now`.
     fn update(&mut self, tao: SimTime, now: SimTime) {
+        self.last = tao;
+        self.samples = self.samples.wrapping_add(1);
         let ticks = if self.timestamps {
             // int(tao / tcp_tick_ + 0.5)
             (2 * tao.0 + self.tick) / (2 * self.tick)
@@ -173,6 +178,18 @@ impl Ns2Ticks {
     /// The smoothed RTT (None before the first sample, or after a backoff beyond 8).
     pub fn srtt(&self) -> Option<SimTime> {
         (self.srtt != 0).then(|| SimTime((self.srtt >> SRTT_BITS) as u64 * self.tick))
+    }
+
+    /// The smoothed RTT and its variation in nanoseconds, as the ticks give them
+    /// (`t_srtt_` / 8 and `t_rttvar_` / 4 ticks; None as for `srtt`).
+    pub fn smoothed(&self) -> Option<(f64, f64)> {
+        let tick = self.tick as f64;
+        (self.srtt != 0).then(|| (self.srtt as f64 / 8.0 * tick, self.rttvar as f64 / 4.0 * tick))
+    }
+
+    /// The latest sample, and how many samples were taken (wrapping at 2^32).
+    pub fn latest(&self) -> (SimTime, u32) {
+        (self.last, self.samples)
     }
 
     /// `t_backoff_`.

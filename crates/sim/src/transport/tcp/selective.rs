@@ -75,7 +75,7 @@ impl Tcp {
         let ack = pkt.seq.min(self.snd_max);
         let mss = self.w.mss;
         let pipe_before = self.pipe();
-        let mut sample = self.ack_sample(pkt, now, pipe_before);
+        let mut sample = self.ack_sample(pkt, now, pipe_before, p);
         let was_in_recovery = self.recovery.active;
         let advanced = ack > self.snd_una;
         let acked = ack.saturating_sub(self.snd_una);
@@ -88,7 +88,7 @@ impl Tcp {
             self.timed_out_since_ack = false;
         }
         // Update() (RFC 6675 §4): the cumulative ACK, then the SACK blocks.
-        let record = self.sack_record(pkt);
+        let record = self.take_sack_record(pkt);
         let sel = self.sel();
         let (sacked_before, losses_before) = (sel.board.sacked_bytes(), sel.board.losses());
         sel.board.on_cumulative_ack(ack);

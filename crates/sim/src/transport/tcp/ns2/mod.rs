@@ -67,6 +67,11 @@ impl Ns2Sender {
         }
     }
 
+    /// Sack1's `pipe_` in fast recovery (clamped at 0), None otherwise.
+    pub fn sack1_pipe(&self) -> Option<u64> {
+        self.sack1.as_ref().filter(|s| s.fastrecov).map(|s| s.pipe.max(0) as u64)
+    }
+
     /// `bug_fix_` (tcp-newreno.cc:116-126, tcp-sack1.cc:276-282): a new fast
     /// retransmit needs an ACK beyond `recover_`; `bugfix_ss_` also allows one
     /// while no data has been acknowledged (`highest_ack_ == 0`: only the SYN).

@@ -27,7 +27,7 @@ impl Tcp {
     pub(super) fn on_ack_reno(&mut self, pkt: &Packet, now: SimTime, p: &TcpParams, out: &mut Output) {
         let ack = pkt.seq.min(self.snd_max);
         let newreno = self.cc.fast_recovery() == FastRecovery::NewReno;
-        let mut sample = self.ack_sample(pkt, now, self.snd_max - self.snd_una);
+        let mut sample = self.ack_sample(pkt, now, self.snd_max - self.snd_una, p);
         if ack > self.snd_una {
             let ns = self.ns();
             let in_recovery = ns.action == CwndAction::DupAck;

@@ -47,9 +47,9 @@ impl Tcp {
     /// `Sack1TcpAgent::recv` (tcp-sack1.cc:95-249).
     pub(super) fn on_ack_sack1(&mut self, pkt: &Packet, now: SimTime, p: &TcpParams, out: &mut Output) {
         let ack = pkt.seq.min(self.snd_max);
-        let record = self.sack_record(pkt);
+        let record = self.take_sack_record(pkt);
         let blocks = record.as_ref().map_or(&[][..], |r| r.blocks());
-        let mut sample = self.ack_sample(pkt, now, self.snd_max - self.snd_una);
+        let mut sample = self.ack_sample(pkt, now, self.snd_max - self.snd_una, p);
         if !self.sack1().fastrecov {
             if ack > self.snd_una {
                 self.ns2_newack(pkt, ack, now, p, &mut sample);
