@@ -462,16 +462,31 @@ def run_ns2(scenario, seed: int, flows: pd.DataFrame | None = None, progress: bo
         folder.mkdir(parents=True, exist_ok=True)
         script = folder / "run.tcl"
         script.write_text(tcl_script(p, flows, info["duration_s"], info["warmup_s"], seed, folder, progress))
-        # ns-2's Linux TCP-LP prints a line per ACK on stdout: keep stdout out of the way.
-        with open(folder / "ns.stdout", "w") as so:
-            proc = subprocess.run([ns, str(script)], stdout=so, stderr=None if progress else subprocess.PIPE,
-                                  text=True, cwd=folder)
-        if proc.returncode != 0 or not (folder / "flows.csv").exists():
-            raise RuntimeError(f"ns-2 run failed ({proc.returncode}): {(proc.stderr or '')[-2000:]}")
+        code, err, usage = _run(ns, script, folder, progress)
+        if code != 0 or not (folder / "flows.csv").exists():
+            raise RuntimeError(f"ns-2 run failed ({code}): {err[-2000:]}")
         table, after = read_flows(folder / "flows.csv", p, flows, info["warmup_s"])
+        perf = json.loads((folder / "perf.json").read_text()) | usage
         return Ns2Result(flows=table, links=read_links(folder / "links.csv", config), delivered_after_warmup=after,
-                         perf=json.loads((folder / "perf.json").read_text()), config=config, seed=seed,
-                         duration=info["duration_s"], warmup=info["warmup_s"])
+                         perf=perf, config=config, seed=seed, duration=info["duration_s"], warmup=info["warmup_s"])
+
+
+def _run(ns: str, script: Path, folder: Path, progress: bool) -> tuple[int, str, dict]:
+    """Run `ns script` in `folder`: exit code, the end of stderr, and the process's own
+    wall time, CPU time and peak resident memory (from wait4, not the whole machine's).
+    ns-2's Linux TCP-LP prints a line per ACK on stdout: stdout goes to a file."""
+    import time
+
+    t0 = time.perf_counter()
+    with open(folder / "ns.stdout", "w") as so, open(folder / "ns.stderr", "w+") as se:
+        proc = subprocess.Popen([ns, str(script)], stdout=so, stderr=None if progress else se, cwd=folder)
+        _, status, ru = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t0
+        se.seek(0)
+        err = se.read()
+    return proc.returncode, err, {"process_wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime,
+                                  "peak_rss_kb": ru.ru_maxrss}
 
 
 def main(argv=None) -> int:
