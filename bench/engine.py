@@ -23,6 +23,16 @@ beside it in the same run.
    case of section 3: CPU per link transmission against NewReno's in the same run,
    and per data packet (NewReno's transmissions are half ACKs; a rate flow sends
    one feedback packet per RTT). Target: within 30%.
+7. Tracing off: the four long-flow cases of section 2 in the engine before
+   `[trace]` existed (built from git, --trace-baseline) and in this one, CPU per
+   link transmission, interleaved runs. Target: within 1% (no cost when off).
+   With valgrind installed, also the instructions each executes (cachegrind, 2
+   simulated s of each case): a count that the machine's load does not move.
+8. Tracing on: the reference scenario untraced and with 10 flows traced at event
+   resolution (the first 10 short flows; the long flow and the first 9 short ones;
+   the bottleneck's queue; its capture): CPU against the untraced run, rows, and
+   bytes per row (peak RSS over the untraced run's). Target: +30% at most for 10
+   traced flows.
 
     make bench            # or: .venv/bin/python bench/engine.py [--repeat 5] [--no-ns3] [--no-ns2]
 """
@@ -32,6 +42,7 @@ import argparse
 import os
 import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,6 +56,10 @@ TARGET_NS_PER_TX = 70.0
 TARGET_SPEEDUP = 300.0
 TARGET_RSS_MB = 64.0
 TARGET_CONTROLLER_RATIO = 1.30
+TARGET_TRACE_OFF_RATIO = 1.01
+TARGET_TRACE_ON_RATIO = 1.30
+# The engine before `[trace]` (issue 27): the last commit of main without it.
+TRACE_BASELINE = "5f731db"
 
 LONG_FLOWS = """name = "long-{rate}-{flows}"
 duration = "{duration}"
@@ -111,6 +126,8 @@ def run_binary(binary: Path, scenario_text: str) -> dict:
         parts = line.split()
         if line.startswith("peak_rss_kb"):
             res["rss_mb"] = int(parts[1]) / 1024.0
+        elif line.startswith("trace_rows"):
+            res["trace_rows"], res["pcap_bytes"] = int(parts[1]), int(parts[3])
         elif line.startswith("link "):
             res["links"][parts[1]] = int(parts[3])
             res.setdefault("util", float(parts[5]))
@@ -214,6 +231,105 @@ def rate_senders(binary: Path, repeat: int) -> bool:
     return ok_tx
 
 
+def baseline_binary(rev: str) -> Path:
+    """The engine binary of commit `rev` (its tree exported by git archive, built in
+    its own target folder; both kept under target/bench-baseline for the next run)."""
+    base = ROOT / "target" / "bench-baseline"
+    commit = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, check=True, capture_output=True,
+                            text=True).stdout.strip()
+    src = base / f"src-{commit}"
+    if not (src / "Cargo.toml").is_file():
+        src.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "cclab-sim", "--example", "run_toml",
+                    "--target-dir", str(base / "target")], cwd=src, check=True)
+    return base / "target" / "release" / "examples" / "run_toml"
+
+
+def tracing_off(binary: Path, rev: str, repeat: int) -> bool:
+    """Section 7: the long-flow cases in the engine before tracing and in this one."""
+    old = baseline_binary(rev)
+    print(f"\ntracing off: the long-flow cases in the engine of {rev} (before [trace]) and in this one, CPU per "
+          f"link transmission (median of {repeat} interleaved runs):\n")
+    print(f"{'case':24} {'ns/tx before':>13} {'ns/tx now':>10} {'now / before':>13}")
+    ok = True
+    for rate, delay, rtt in CASES:
+        for flows in (10, 100):
+            text = long_flows(rate, delay, rtt, flows, "10s")
+            before, now = [], []
+            for _ in range(repeat):
+                for b, out in ((old, before), (binary, now)):
+                    r = run_binary(b, text)
+                    out.append(r["cpu_time_s"] / r["transmissions"] * 1e9)
+            ratio = statistics.median(n / b for n, b in zip(now, before))
+            ok &= ratio <= TARGET_TRACE_OFF_RATIO
+            print(f"{rate + ' / ' + rtt + ', ' + str(flows) + ' flows':24} {statistics.median(before):13.1f} "
+                  f"{statistics.median(now):10.1f} {ratio:13.3f}")
+    print(f"\ntarget: every case within {TARGET_TRACE_OFF_RATIO - 1:.0%} of the engine before tracing: "
+          f"{'met' if ok else 'NOT MET'}")
+    if shutil.which("valgrind"):
+        print(f"\ninstructions executed (valgrind cachegrind, 2 simulated s of each case):\n")
+        print(f"{'case':24} {'before':>14} {'now':>14} {'now / before':>13}")
+        for rate, delay, rtt in CASES:
+            for flows in (10, 100):
+                text = long_flows(rate, delay, rtt, flows, "2s")
+                before, now = instructions(old, text), instructions(binary, text)
+                print(f"{rate + ' / ' + rtt + ', ' + str(flows) + ' flows':24} {before:14,} {now:14,} {now / before:13.3f}")
+    return ok
+
+
+def instructions(binary: Path, scenario_text: str) -> int:
+    """Instructions a run of the engine binary executes (valgrind's cachegrind)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", dir=REFERENCE.parent, delete=False) as f:
+        f.write(scenario_text)
+        path = f.name
+    try:
+        err = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                              str(binary), path], capture_output=True, text=True, check=True).stderr
+    finally:
+        os.unlink(path)
+    return int(re.search(r"I\s+refs:\s+([\d,]+)", err).group(1).replace(",", ""))
+
+
+# The traces of section 8: (label, the [trace] table added to the reference scenario).
+TRACES = [
+    ("10 short flows", 'flows = [{ class = "short", first = 10 }]'),
+    ("long + 9 short flows", 'flows = [{ class = "long" }, { class = "short", first = 9 }]'),
+    ("bottleneck queue", 'links = ["bottleneck"]'),
+    ("bottleneck capture", 'pcap = ["bottleneck"]'),
+]
+
+
+def tracing_on(binary: Path, repeat: int) -> bool:
+    """Section 8: the reference scenario with and without traces, CPU and memory."""
+    text = re.sub(r'interval = "[^"]+"', 'interval = "0s"', REFERENCE.read_text())
+    print(f"\ntracing on: the reference scenario (series off), CPU of the engine binary against the untraced run, "
+          f"median of {repeat} interleaved runs; bytes per row from the peak RSS over the untraced run's:\n")
+    print(f"{'traced':24} {'CPU (s)':>8} {'/ untraced':>11} {'rows':>11} {'pcap (MB)':>10} {'bytes/row':>10}")
+    cpu = {label: [] for label, _ in [("untraced", "")] + TRACES}
+    last = {}
+    for _ in range(repeat):
+        for label, table in [("untraced", "")] + TRACES:
+            r = run_binary(binary, text + (f"\n[trace]\n{table}\n" if table else ""))
+            cpu[label].append(r["cpu_time_s"])
+            last[label] = r
+    base = statistics.median(cpu["untraced"])
+    ok = True
+    for label, _ in [("untraced", "")] + TRACES:
+        r = last[label]
+        c = statistics.median(cpu[label])
+        rows, pcap = r.get("trace_rows", 0), r.get("pcap_bytes", 0)
+        extra = (r["rss_mb"] - last["untraced"]["rss_mb"]) * 1024 * 1024
+        per_row = f"{extra / rows:10.1f}" if rows else f"{'':>10}"
+        if "flows" in label:
+            ok &= c / base <= TARGET_TRACE_ON_RATIO
+        print(f"{label:24} {c:8.3f} {c / base:11.2f} {rows:11,} {pcap / 1e6:10.1f} {per_row}")
+    print(f"\ntarget: 10 traced flows at most {TARGET_TRACE_ON_RATIO - 1:.0%} more CPU than untraced: "
+          f"{'met' if ok else 'NOT MET'}")
+    return ok
+
+
 def memory(binary: Path) -> bool:
     text = re.sub(r'interval = "[^"]+"', 'interval = "0s"', REFERENCE.read_text())
     ref = {d: run_binary(binary, re.sub(r'duration = "[^"]+"', f'duration = "{d}"', text)) for d in ("2000s", "20000s")}
@@ -233,6 +349,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5, help="runs of each measurement (default 5)")
     ap.add_argument("--no-ns3", action="store_true", help="skip the ns-3 run")
     ap.add_argument("--no-ns2", action="store_true", help="skip the ns-2 run")
+    ap.add_argument("--trace-baseline", default=TRACE_BASELINE, metavar="REV",
+                    help=f"the engine without tracing to compare with (default {TRACE_BASELINE})")
     args = ap.parse_args()
 
     import cclab
@@ -256,6 +374,8 @@ def main() -> int:
     met = long_flow_cases(binary, args.repeat)
     met &= controllers(binary, args.repeat)
     met &= rate_senders(binary, args.repeat)
+    met &= tracing_off(binary, args.trace_baseline, args.repeat)
+    met &= tracing_on(binary, args.repeat)
     met &= memory(binary)
     if not args.no_ns3:
         met &= side_by_side(sim_s)

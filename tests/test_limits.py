@@ -69,8 +69,8 @@ def _as_toml(sc: dict, tmp_path: Path) -> Path:
 def test_validate_reports_the_estimate_and_limits_can_be_raised():
     info = cclab.validate("scenarios/background/single-link.toml")
     est = info["estimate"]
-    assert set(est) == {"flows", "packets", "events", "wall_time_s", "series_rows", "arrival_rows", "memory_bytes",
-                        "limit_memory_bytes", "limit_wall_time_s"}
+    assert set(est) == {"flows", "packets", "events", "wall_time_s", "series_rows", "arrival_rows", "trace_rows",
+                        "pcap_bytes", "memory_bytes", "limit_memory_bytes", "limit_wall_time_s"}
     # 0.6 x 10 Mbps / (8 x 3 MB) = 0.25 flows a second for 2000 s, and the long flow.
     assert est["flows"] == pytest.approx(0.25 * 2000 + 1)
     # Samples every second after the 100 s warm-up, of 2 links and 2 classes, 2 metrics each.

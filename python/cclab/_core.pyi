@@ -17,7 +17,7 @@ def validate_scenario(scenario_json: str, base_dir: str = ".", seed: Optional[in
     """Validate a scenario given as JSON; returns {"warnings", "duration_s", "warmup_s", "seed",
     "config", "estimate"}, where "config" is the canonical JSON text of the validated configuration
     and "estimate" what the run will need (flows, packets, events, wall_time_s, series_rows,
-    arrival_rows, memory_bytes) with the limits it was checked against (limit_memory_bytes,
+    arrival_rows, trace_rows, pcap_bytes, memory_bytes) with the limits it was checked against (limit_memory_bytes,
     limit_wall_time_s). Raises ScenarioError for a malformed scenario or one over its limits."""
 
 def run_config(config_json: str, progress: Optional[Callable[[float], Any]] = None) -> dict[str, Any]:
@@ -33,7 +33,11 @@ def run_scenario(
 
     Returns {"flows": {column: ndarray}, "class_names": [...], "links": [row dict],
     "series": {"time", "metric", "name", "value": ndarray, "metric_names", "entity_names"},
-    "summary": {key: scalar}, "warnings": [...], "config": canonical JSON text}.
+    "summary": {key: scalar}, "warnings": [...], "config": canonical JSON text,
+    "traces": {"flows", "access": {"time", "entity", "variable", "value", "variable_names"},
+    "packets": {"time", "flow", "event", "seq", "end", "link", "event_names"}, "links": {"time", "link",
+    "event", "flow", "seq", "size", "ack", "queue_packets", "queue_bytes", "wait", "event_names"},
+    "pcap": [(link index, bytes)]}}: what [trace] recorded (cclab.traces.Traces reads it).
     """
 
 def flowsim_run(

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from .scenario import ScenarioError, ScenarioLike, load_scenario, to_json
-from .validation import validate, validate_text as _validate_text, with_limits
+from .traces import Traces
+from .validation import validate, validate_text as _validate_text, with_limits, with_trace
 
 #: Summary keys that measure the machine rather than the simulation; `Result.save`
 #: writes them to perf.json so that summary.json is byte-identical across runs.
@@ -37,6 +38,8 @@ class Result:
     scenario: the scenario as given (a dict), with ``seed`` the effective one.
     config: the canonical configuration that ran (a dict: every name resolved, every
         unit in SI integers, the effective seed); `cclab.run(result.config)` runs it again.
+    traces: what ``[trace]`` recorded (:class:`cclab.traces.Traces`: the flows,
+        packets, links and access tables and the libpcap captures; empty without it).
     """
 
     flows: pd.DataFrame
@@ -47,6 +50,7 @@ class Result:
     arrivals: pd.DataFrame = field(default_factory=pd.DataFrame)
     scenario: dict = field(default_factory=dict)
     config: dict = field(default_factory=dict)
+    traces: Traces = field(default_factory=Traces)
 
     def save(self, out: Union[str, Path], command: list[str] | None = None) -> Path:
         """Write the run into folder ``out``, whole or not at all (cclab.outdir): the
@@ -65,7 +69,8 @@ class Result:
         seed), perf.json (wall time, events per second), scenario.json (the scenario
         as run: overrides applied, the effective seed), config.json (the canonical
         configuration), warnings.json, run.json (the effective seed, the cclab version and
-        ``command``, the command line)."""
+        ``command``, the command line); with traces, the folder traces/ (flows, packets,
+        links and access tables as Parquet, a LINK.pcap file per captured link)."""
         from . import __version__
 
         out = Path(out)
@@ -74,6 +79,8 @@ class Result:
         self.series.to_parquet(out / "series.parquet", index=False)
         if len(self.arrivals):
             self.arrivals.to_parquet(out / "arrivals.parquet", index=False)
+        if self.traces:
+            self.traces.write(out / "traces")
         summary = {k: v for k, v in self.summary.items() if k not in PERF_KEYS}
         perf = {k: v for k, v in self.summary.items() if k in PERF_KEYS}
         (out / "summary.json").write_text(json.dumps(json_safe(summary), indent=2, sort_keys=True) + "\n")
@@ -95,6 +102,12 @@ class Result:
                 f"{s.get('simulated_s', float('nan')):g} s (warm-up {s.get('warmup_s', float('nan')):g} s): "
                 f"{_names(classes, 'class', 'classes')}; {_names(links, 'link', 'links')}; "
                 f"{len(self.flows)} flows ({done} finished), {len(self.warnings)} warnings>")
+
+    def _repr_html_(self) -> str:
+        """The run as a compact table in Jupyter (cclab.report.html_summary)."""
+        from .report import html_summary
+
+        return html_summary(self)
 
     def completion_times(self, cls: str | None = None) -> pd.Series:
         """Completion times of finished flows after warm-up (optionally of one class)."""
@@ -150,7 +163,7 @@ class _ProgressBar:
 
 def run(scenario: ScenarioLike, seed: int | None = None,
         progress: Union[bool, Callable[[float], Any]] = False,
-        limits: Mapping[str, Any] | None = None) -> Result:
+        limits: Mapping[str, Any] | None = None, trace: Mapping[str, Any] | None = None) -> Result:
     """Run a scenario in the packet-level simulator.
 
     scenario: a TOML file path, TOML text, or the same structure as a dict; or a
@@ -161,6 +174,10 @@ def run(scenario: ScenarioLike, seed: int | None = None,
         second), or a callable receiving the simulated time in seconds.
     limits: overrides the scenario's ``[limits]`` table (what a run may need before
         it is refused: ``{"memory": "16GB", "wall_time": "10h"}``; docs/engine.md).
+    trace: overrides keys of the scenario's ``[trace]`` table: which flows, links and
+        access controllers to trace and which links to capture, e.g.
+        ``{"flows": [{"class": "long"}], "links": ["bottleneck"], "pcap": ["bottleneck"]}``
+        (docs/engine.md, "Traces"); the result's ``traces`` holds what they recorded.
 
     Raises ScenarioError (a ValueError) naming the key path of a malformed field.
     """
@@ -171,13 +188,15 @@ def run(scenario: ScenarioLike, seed: int | None = None,
             raise ScenarioError("seed: a canonical configuration carries its seed; edit its \"seed\" instead")
         if limits is not None:
             raise ScenarioError("limits: a canonical configuration carries its limits; edit its \"limits\" instead")
+        if trace is not None:
+            raise ScenarioError("trace: a canonical configuration carries its traces; edit its \"trace\" instead")
         try:
             raw = _core.run_config(json.dumps(dict(scenario)), progress if callable(progress) else None)
         except _core.ScenarioError as exc:
             raise ScenarioError(str(exc)) from None
         return _to_result(raw, dict(scenario))
     structure, base_dir = load_scenario(scenario)
-    return _run_structure(with_limits(structure, limits), base_dir, seed, progress)
+    return _run_structure(with_trace(with_limits(structure, limits), trace), base_dir, seed, progress)
 
 
 def _run_structure(structure: dict, base_dir: Path, seed: int | None,
@@ -259,6 +278,7 @@ def _to_result(raw: dict, structure: dict) -> Result:
         "backlog": a["backlog"],
         "dropped": a["dropped"],
     })
+    traces = Traces.from_raw(raw.get("traces"), list(raw["link_names"]), names)
     return Result(flows=flows, links=links, series=series, summary=dict(raw["summary"]),
                   warnings=list(raw["warnings"]), arrivals=arrivals, scenario=structure,
-                  config=json.loads(raw["config"]))
+                  config=json.loads(raw["config"]), traces=traces)

@@ -116,6 +116,8 @@ def describe(info: dict, max_rows: int = 50) -> str:
     e = info["estimate"]
     lines.append(f"\nestimate: {e['flows']:,.0f} flows, {e['packets']:,.0f} packets, {e['events']:,.0f} events, "
                  f"about {e['wall_time_s']:.3g} s of wall time (at 10 M events/s), {_bytes(e['memory_bytes'])} of memory")
+    if e.get("trace_rows") or e.get("pcap_bytes"):
+        lines.append(f"traces: about {e['trace_rows']:,.0f} rows and {_bytes(e['pcap_bytes'])} of packet captures")
     lines.append(f"limits: memory {_bytes(e['limit_memory_bytes'])}, wall time {e['limit_wall_time_s']:g} s "
                  f"(--set limits.memory=..., --set limits.wall_time=...)")
     for w in info["warnings"]:

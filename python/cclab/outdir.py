@@ -106,9 +106,10 @@ class Destination:
         tmp = Path(tempfile.mkdtemp(dir=self.path.parent, prefix=f".{self.path.name}.tmp-"))
         try:
             yield tmp
-            for f in tmp.iterdir():  # the files reach the disk before the folder is switched
-                with open(f, "rb") as fh:
-                    os.fsync(fh.fileno())
+            for f in tmp.rglob("*"):  # the files (a run's traces/ too) reach the disk before the switch
+                if f.is_file():
+                    with open(f, "rb") as fh:
+                        os.fsync(fh.fileno())
             os.chmod(tmp, 0o777 & ~_umask())
             _replace(tmp, self.path)
         finally:

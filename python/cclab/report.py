@@ -109,3 +109,39 @@ def print_summary(result) -> None:
         return
     print(f"engine: {s['events']:,} events in {s['wall_time_s']:.3f} s wall "
           f"({s['events_per_s'] / 1e6:.2f} M events/s, {s['wall_s_per_sim_s'] * 1e3:.3f} ms wall per simulated s)")
+
+
+#: Rows of each table `html_summary` shows at most (the rest counted below it).
+HTML_ROWS = 12
+
+
+def _html_table(df: pd.DataFrame, what: str) -> str:
+    shown = df.head(HTML_ROWS)
+    more = f"<p><i>... and {len(df) - HTML_ROWS:,} more {what}</i></p>" if len(df) > HTML_ROWS else ""
+    return shown.to_html(index=False, float_format=lambda x: f"{x:.4g}", na_rep="–", border=0) + more
+
+
+def html_summary(result) -> str:
+    """The run as compact HTML (Jupyter's display of a Result or a saved run): a
+    heading line, the per-class and per-link tables `cclab run` prints (the first
+    HTML_ROWS of each), what was traced, and the warnings. Names are escaped."""
+    import html
+
+    s = result.summary
+    head = (f"<b>cclab run</b> {html.escape(str(s.get('name', '?')))}: seed {s.get('seed', '?')}, "
+            f"{s.get('simulated_s', float('nan')):g} s simulated, statistics after "
+            f"{s.get('warmup_s', float('nan')):g} s of warm-up, {len(result.flows):,} flows")
+    path = getattr(result, "path", None)
+    if path is not None and str(path) not in ("", "."):
+        head += f" (saved in <code>{html.escape(str(path))}</code>)"
+    parts = [f"<div>{head}</div>"]
+    if "class" in result.flows and len(result.flows):
+        parts.append(_html_table(class_table(result), "classes"))
+    if "name" in result.links and len(result.links):
+        parts.append(_html_table(link_table(result), "links"))
+    traces = getattr(result, "traces", None)
+    if traces:
+        parts.append(f"<div>traces: {html.escape(repr(traces)[len('<cclab.Traces '):-1])}</div>")
+    for w in result.warnings:
+        parts.append(f"<div>warning: {html.escape(str(w))}</div>")
+    return "\n".join(parts)

@@ -13,20 +13,30 @@ from typing import Any, Mapping
 from .scenario import ScenarioError, ScenarioLike, load_scenario, to_json
 
 
+def _over(structure: dict, key: str, table: Mapping[str, Any] | None, example: str) -> dict:
+    """The scenario with ``table`` written key by key over its table ``key``."""
+    if table is None:
+        return structure
+    if not isinstance(table, Mapping):
+        raise ScenarioError(f"{key}: expected a table like {example}, got {type(table).__name__}")
+    own = structure.get(key)
+    merged = dict(own) if isinstance(own, Mapping) else {}
+    merged.update(table)
+    return {**structure, key: merged}
+
+
 def with_limits(structure: dict, limits: Mapping[str, Any] | None) -> dict:
     """The scenario with ``limits`` written over its ``[limits]`` table."""
-    if limits is None:
-        return structure
-    if not isinstance(limits, Mapping):
-        raise ScenarioError(f"limits: expected a table like {{\"memory\": \"16GB\", \"wall_time\": \"10h\"}}, "
-                            f"got {type(limits).__name__}")
-    own = structure.get("limits")
-    merged = dict(own) if isinstance(own, Mapping) else {}
-    merged.update(limits)
-    return {**structure, "limits": merged}
+    return _over(structure, "limits", limits, '{"memory": "16GB", "wall_time": "10h"}')
 
 
-def validate(scenario: ScenarioLike, seed: int | None = None, limits: Mapping[str, Any] | None = None) -> dict:
+def with_trace(structure: dict, trace: Mapping[str, Any] | None) -> dict:
+    """The scenario with ``trace`` written over its ``[trace]`` table (key by key)."""
+    return _over(structure, "trace", trace, '{"flows": [{"class": "long"}], "links": ["bottleneck"]}')
+
+
+def validate(scenario: ScenarioLike, seed: int | None = None, limits: Mapping[str, Any] | None = None,
+             trace: Mapping[str, Any] | None = None) -> dict:
     """Check a scenario without running it.
 
     Returns ``{"warnings": [...], "duration_s", "warmup_s", "seed", "config",
@@ -40,13 +50,15 @@ def validate(scenario: ScenarioLike, seed: int | None = None, limits: Mapping[st
     runs it as it is.
     ``estimate`` is what the run will need: ``flows``, ``packets``, ``events``,
     ``wall_time_s`` (at 10 million events per second), ``series_rows``,
-    ``arrival_rows``, ``memory_bytes``, and the limits they were checked against
-    (``limit_memory_bytes``, ``limit_wall_time_s``).
+    ``arrival_rows``, ``trace_rows``, ``pcap_bytes``, ``memory_bytes``, and the
+    limits they were checked against (``limit_memory_bytes``, ``limit_wall_time_s``).
     limits: overrides the scenario's ``[limits]`` table, e.g.
         ``{"memory": "16GB", "wall_time": "10h"}`` (docs/engine.md).
+    trace: overrides keys of the scenario's ``[trace]`` table, e.g.
+        ``{"flows": [{"class": "long"}], "links": ["bottleneck"]}`` (docs/engine.md).
     """
     structure, base_dir = load_scenario(scenario)
-    return validate_text(to_json(with_limits(structure, limits)), base_dir, seed)
+    return validate_text(to_json(with_trace(with_limits(structure, limits), trace)), base_dir, seed)
 
 
 def validate_text(text: str, base_dir: Path, seed: int | None = None) -> dict:

@@ -6,6 +6,7 @@ mod control;
 mod flowsim;
 mod sim;
 mod smooth;
+mod trace;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -45,6 +45,8 @@ fn validate_scenario<'py>(py: Python<'py>, scenario_json: &str, base_dir: &str, 
     est.set_item("wall_time_s", e.wall_time_s)?;
     est.set_item("series_rows", e.series_rows)?;
     est.set_item("arrival_rows", e.arrival_rows)?;
+    est.set_item("trace_rows", e.trace_rows)?;
+    est.set_item("pcap_bytes", e.pcap_bytes)?;
     est.set_item("memory_bytes", e.memory_bytes)?;
     est.set_item("limit_memory_bytes", cfg.limits.memory_bytes)?;
     est.set_item("limit_wall_time_s", cfg.limits.wall_time.as_secs_f64())?;
@@ -115,11 +117,14 @@ fn run<'py>(py: Python<'py>, cfg: Config, warnings: Vec<String>, progress: Optio
         };
         catch_unwind(AssertUnwindSafe(|| Simulation::new(cfg, warnings).run(&mut hook)))
     });
-    let result = outcome.map_err(internal)?;
+    let mut result = outcome.map_err(internal)?;
     if let Some(e) = callback_error {
         return Err(e);
     }
+    // The traces go through their own glue (trace.rs), beside the tables.
+    let traces = std::mem::take(&mut result.traces);
     let d = to_python(py, result)?;
+    d.set_item("traces", crate::trace::to_python(py, traces)?)?;
     d.set_item("config", config_json)?;
     Ok(d)
 }

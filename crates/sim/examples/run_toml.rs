@@ -28,6 +28,9 @@ fn main() {
             println!("peak_rss_kb {}", line.split_whitespace().nth(1).unwrap_or("?"));
         }
     }
+    // The traces' rows and captured bytes (bench/engine.py: tracing's cost).
+    let pcap: usize = r.traces.pcap.iter().map(|(_, b)| b.len()).sum();
+    println!("trace_rows {} pcap_bytes {}", r.traces.rows(), pcap);
     for l in &r.links {
         println!(
             "link {} packets_sent {} util {:.4} drops {} meanq {:.2} maxq {}",

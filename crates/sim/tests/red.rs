@@ -185,6 +185,54 @@ fn every_key_reads_and_round_trips() {
     }
 }
 
+/// A one-link scenario at `rate`, `delay` one way, whose link has `queue`.
+fn on_link(rate: &str, delay: &str, queue: Value) -> Value {
+    json!({
+        "duration": "1s",
+        "links": [{"name": "l", "from": "a", "to": "b", "rate": rate, "delay": delay, "queue": queue}],
+        "traffic": [{"name": "t", "type": "long_lived", "src": "a", "dst": "b"}],
+    })
+}
+
+fn red_of(v: &Value) -> Red {
+    match &load(v).unwrap().links[0].queue {
+        Queue::Red(r) => r.clone(),
+        q => panic!("{q:?}"),
+    }
+}
+
+#[test]
+fn automatic_settings_are_ns2s() {
+    // ns-2.35's Queue/RED defaults on 10 Mb/s, 50 ms (red.cc:189-210, 280-292):
+    // ptc = 10^7 / (8 · 500) = 2500; min_th = max(5, 0.005 · 2500 / 2) = 6.25
+    // typical packets, in bytes (queue_in_bytes_): 3125, max_th 9375; the weight
+    // 1 − exp(−1 / (10 · 3 · (0.05 + 1/2500) · 2500)) = 1 − exp(−1/3780).
+    let auto = json!({"type": "red", "min_th": "auto", "max_th": "auto", "weight": "auto", "max_p": 0.1});
+    let r = red_of(&on_link("10Mbps", "50ms", auto.clone()));
+    assert_eq!((r.unit, r.min_th, r.max_th, r.max_p), (Unit::Bytes, 3125.0, 9375.0, 0.1));
+    assert_eq!(r.weight, 1.0 - (-1.0f64 / 3780.0).exp());
+    // 20 ms: the assumed round trip 3 · 20.4 ms is below 100 ms, so 100 ms.
+    assert_eq!(red_of(&on_link("10Mbps", "20ms", auto.clone())).weight, 1.0 - (-1.0f64 / 2500.0).exp());
+    // 1.5 Mb/s: min_th stays 5 typical packets (2500 bytes), max_th 7500.
+    let r = red_of(&on_link("1.5Mbps", "20ms", auto.clone()));
+    assert_eq!((r.min_th, r.max_th), (2500.0, 7500.0));
+    // An automatic threshold takes the other's unit; max_th is 3 · min_th; an
+    // absent one beside an automatic one is automatic (ns-2's defaults are both 0).
+    let r = red_of(&on_link("10Mbps", "50ms", json!({"type": "red", "min_th": "auto", "max_th": "40pkts"})));
+    assert_eq!((r.unit, r.min_th, r.max_th), (Unit::Packets, 6.25, 40.0));
+    let r = red_of(&on_link("10Mbps", "50ms", json!({"type": "red", "min_th": "10pkts", "max_th": "auto"})));
+    assert_eq!((r.unit, r.min_th, r.max_th), (Unit::Packets, 10.0, 30.0));
+    let r = red_of(&on_link("10Mbps", "50ms", json!({"type": "red", "min_th": "auto"})));
+    assert_eq!((r.unit, r.min_th, r.max_th, r.weight), (Unit::Bytes, 3125.0, 9375.0, 0.002));
+    // 1500-byte typical packets: ptc 833.3, min_th 5 of them, 7500 bytes.
+    let r = red_of(&on_link("10Mbps", "50ms", json!({"type": "red", "min_th": "auto", "mean_packet_size": "1500B"})));
+    assert_eq!((r.min_th, r.max_th), (7500.0, 22_500.0));
+    // Resolved when read: the canonical form holds the numbers.
+    let json = load(&on_link("10Mbps", "50ms", auto)).unwrap().to_json();
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!((v["links"][0]["queue"]["min_th"].as_f64(), v["links"][0]["queue"]["unit"].as_str()), (Some(3125.0), Some("bytes")));
+}
+
 #[test]
 fn every_bad_value_names_its_key() {
     let refused = |queue: Value, want: &str| {
@@ -196,6 +244,8 @@ fn every_bad_value_names_its_key() {
     refused(json!({"type": "red", "max_p": "0.1"}), "links[0].queue.max_p: expected a number, got \"0.1\"");
     refused(json!({"type": "red", "weight": -0.1}), "links[0].queue.weight: expected a number in (0, 1], got -0.1");
     refused(json!({"type": "red", "weight": "nan"}), "links[0].queue.weight: expected a finite number, got nan");
+    refused(json!({"type": "red", "weight": "automatic"}), "links[0].queue.weight: expected a number, got \"automatic\"");
+    refused(json!({"type": "red", "min_th": "auto", "max_th": "4pkts"}), "links[0].queue.max_th: must be above min_th (6.25), got 4");
     refused(json!({"type": "red", "min_th": "20pkts"}), "links[0].queue.max_th: must be above min_th (20), got 15");
     refused(json!({"type": "red", "min_th": "5pkts", "max_th": "5pkts"}), "links[0].queue.max_th: must be above min_th (5), got 5");
     refused(json!({"type": "red", "min_th": "5pkts", "max_th": "15KB"}), "links[0].queue.max_th: min_th is in packets and max_th in bytes");

@@ -270,6 +270,7 @@ fn feedback_protocols_read_their_keys_and_round_trip() {
         ("tfcbr", json!({}), json!({"alpha": 0.5, "beta_ns": 64_000_000_000u64, "q": 0.9, "discounting": false, "oscillation_reduction": false})),
         ("tfcbr", json!({"alpha": 0.25, "beta": "16s", "discounting": true}), json!({"alpha": 0.25, "beta_ns": 16_000_000_000u64, "q": 0.9, "discounting": true, "oscillation_reduction": false})),
         ("rdtf", json!({}), json!({"alpha": 1.0, "beta_ns": 64_000_000_000u64, "q": 0.9, "discounting": false, "oscillation_reduction": false})),
+        ("tfrc", json!({"variant": "ns2"}), json!({"variant": "ns2", "q": 0.9, "discounting": false, "oscillation_reduction": false})),
     ] {
         let cfg = config(&doc(protocol, cc));
         let v: Value = serde_json::from_str(&cfg.to_json()).unwrap();
@@ -283,6 +284,13 @@ fn feedback_protocols_read_their_keys_and_round_trip() {
     };
     refused("tfrc", json!({"q": 1.0}), "traffic[0].cc.q: expected a number in [0, 1), got 1");
     refused("tfrc", json!({"alpha": 0.5}), "traffic[0].cc.alpha: unknown key");
+    refused("tfrc", json!({"variant": "ns2", "q": 0.95}), "traffic[0].cc.q: the ns2 variant runs ns-2's own rules");
+    refused("tfrc", json!({"variant": "ns3"}), "traffic[0].cc.variant: expected \"rfc5348\" or \"ns2\", got \"ns3\"");
+    // ns-2's TFRC carries its round id where RCP links write their rate.
+    let mut over_rcp = doc("tfrc", json!({"variant": "ns2"}));
+    over_rcp["links"][0]["queue"] = json!({"type": "rcp"});
+    let e = build(&over_rcp, Path::new("."), None, &Registry::new()).expect_err("refused").to_string();
+    assert!(e.starts_with("traffic[0].route: tfrc's ns2 variant carries its round id in the field RCP links rewrite"), "{e}");
     refused("tfcbr", json!({"alpha": 0.0}), "traffic[0].cc.alpha: expected a positive number, got 0");
     refused("rdtf", json!({"beta": "0s"}), "traffic[0].cc.beta: expected a duration above 0");
     refused("tfcbr", json!({"beta": 64}), "traffic[0].cc.beta: expected a duration like \"25ms\"");
@@ -290,4 +298,25 @@ fn feedback_protocols_read_their_keys_and_round_trip() {
     let cfg = config(&doc("tfcbr", json!({})));
     let bad = cfg.to_json().replace("\"alpha\":0.5", "\"alpha\":-1.0");
     assert!(Config::from_json(&bad, &Registry::new()).expect_err("refused").to_string().contains("alpha: expected a positive number"));
+}
+
+#[test]
+fn ns2_variant_delivers_what_ns2s_tfrc_delivers() {
+    // One ns-2 TFRC flow (Agent/TFRC with packetSize_ 1040 and useHeaders_ false,
+    // TFRCSink) alone through 10 Mb/s, 25 ms each way, DropTail queue-limit 20
+    // (cclab's 19 waiting): the sink's `bytes_` after 6 s (slow start from 300 B/s,
+    // doubling per RTT to twice the receive rate, its first losses) and after 20 s
+    // (ns-2.35: 5,971,680 and 23,417,680 bytes; the Tcl of `bench/ns2/modules.py`'s
+    // tfrc section with one TFRC flow and no TCP).
+    for (seconds, ns2) in [(6, 5_971_680u64), (20, 23_417_680)] {
+        let doc = json!({
+            "duration": format!("{seconds}s"),
+            "links": [{"name": "fwd", "from": "a", "to": "b", "rate": "10Mbps", "delay": "25ms", "queue": {"limit": "19pkts"}}],
+            "traffic": [{"name": "f", "type": "long_lived", "src": "a", "dst": "b", "protocol": "tfrc", "packet_size": 1040,
+                         "cc": {"variant": "ns2"}}],
+            "record": {"interval": "0s"},
+        });
+        let got = run(&doc).flows.bytes_delivered[0];
+        assert!(got.abs_diff(ns2) * 100 <= ns2, "{seconds} s: {got} bytes against ns-2's {ns2}");
+    }
 }

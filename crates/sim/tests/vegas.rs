@@ -123,5 +123,45 @@ fn its_parameters_come_from_the_scenario_and_the_canonical_form() {
     let refused = |cc: Value| build(&scenario(10.0, 25.0, 1, 0, traffic(cc)), Path::new("."), None, &reg).unwrap_err().to_string();
     assert_eq!(refused(json!({"alpha": -1})), "traffic[0].cc.alpha: expected a positive number of packets, got -1");
     assert_eq!(refused(json!({"gamma": "x"})), "traffic[0].cc.gamma: expected a number, got \"x\"");
-    assert_eq!(refused(json!({"delta": 1})), "traffic[0].cc.delta: unknown key (did you mean `beta`?); the vegas controller takes: alpha, beta, gamma");
+    assert_eq!(refused(json!({"delta": 1})), "traffic[0].cc.delta: unknown key (did you mean `beta`?); the vegas controller takes: variant, alpha, beta, gamma");
+}
+
+/// Long-lived ns-2 Vegas flows (`variant = "ns2"`) sharing a 10 Mb/s, 10 ms link
+/// with ns-2's queue-limit 100 (99 packets waiting), flow i starting at `starts[i]` over an access
+/// link of 100 Mb/s and `delays[i]` ms; the packets each delivers in 200 s. ns-2's
+/// Agent/TCP/Vegas sends `packetSize_` bytes with no header (its `output()` adds
+/// none): `mss = 1000`, `header = 0`; one packet until the first is acknowledged
+/// (`delay_growth_`), no SYN.
+fn ns2_vegas(starts: &[f64], delays: &[f64]) -> Vec<u64> {
+    let mut links = vec![json!({"name": "bn", "from": "r", "to": "d", "rate": "10Mbps", "delay": "10ms", "queue": {"limit": "99pkts"}})];
+    let mut traffic = vec![];
+    for (i, (start, delay)) in starts.iter().zip(delays).enumerate() {
+        links.push(json!({"name": format!("a{i}"), "from": format!("s{i}"), "to": "r", "rate": "100Mbps", "delay": format!("{delay}ms"),
+                          "queue": {"limit": "1000pkts"}}));
+        traffic.push(json!({"name": format!("v{i}"), "type": "long_lived", "src": format!("s{i}"), "dst": "d", "protocol": "vegas",
+                            "cc": {"variant": "ns2"}, "start": format!("{start}s")}));
+    }
+    let doc = json!({"duration": "200s", "tcp": {"mss": 1000, "header": 0, "initial_window": 1, "initial_rto": "3s"},
+                     "links": links, "traffic": traffic, "record": {"interval": "0s"}});
+    let r = run(&doc);
+    assert_eq!(r.flows.retransmissions.iter().sum::<u32>(), 0);
+    r.flows.bytes_delivered.iter().map(|b| b / 1000).collect()
+}
+
+#[test]
+fn ns2_variant_shares_as_ns2s_vegas() {
+    // ns-2.35 (`$tcp set ack_` at 200 s, with the Tcl `bench/ns2/modules.py`
+    // writes for its vegas section): a second flow 20 s after the first, both 5 ms from the router, and
+    // three flows at 5, 20 and 45 ms. Packet for packet the same windows (the
+    // second flow's slow start ends at 24 − 24/8 = 21, the first comes down to
+    // 23.5 packets), so the counts agree to the packets in flight at the end.
+    for (starts, delays, ns2) in [
+        (vec![0.0, 20.0], vec![5.0, 5.0], vec![142_155, 107_189]),
+        (vec![0.0, 0.0, 0.0], vec![5.0, 20.0, 45.0], vec![136_256, 71_564, 41_684]),
+    ] {
+        let got = ns2_vegas(&starts, &delays);
+        for (g, n) in got.iter().zip(&ns2) {
+            assert!(g.abs_diff(*n) * 100 <= *n, "{got:?} against ns-2's {ns2:?}");
+        }
+    }
 }

@@ -52,16 +52,39 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    from .plots import plot_run
     from .saved import load
 
+    if args.flow is not None and args.link is not None:
+        raise ValueError("give --flow or --link, not both")
+    if (args.start is not None or args.end is not None) and args.flow is None and args.link is None:
+        raise ValueError("--from and --to choose the time window of a --flow or --link figure")
     run = load(args.dir)
+    if args.flow is not None or args.link is not None:
+        from .traceplots import plot_flow, plot_link
+
+        what = f"flow-{args.flow}" if args.flow is not None else f"link-{args.link}"
+        out = Path(args.out) if args.out else run.path / f"{_file_part(what)}.png"
+        if args.flow is not None:
+            path = plot_flow(run, args.flow, out, args.start, args.end)
+        else:
+            path = plot_link(run, args.link, out, args.start, args.end)
+        print(f"wrote {path}")
+        return 0
+    from .plots import plot_run
+
     out = Path(args.out) if args.out else run.path / "overview.png"
     path, notes = plot_run(run, out)
     for n in notes:
         print(f"note: {n}")
     print(f"wrote {path}")
     return 0
+
+
+def _file_part(name: str) -> str:
+    """A name as part of a file name (``a->b`` as ``a-to-b``, other odd characters as ``_``)."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name.replace("->", "-to-"))
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -128,9 +151,22 @@ def register(sub) -> None:
     s.set_defaults(func=_cmd_show)
 
     p = sub.add_parser("plot", help="plot a saved run: queue, throughput, active flows and access controller "
-                                    "over time; completion time vs size")
+                                    "over time; completion time vs size; with --flow or --link, its traces",
+                       description="Plot a saved run (DIR/overview.png). With --flow ID: the traced flow's "
+                                   "time-sequence graph (segments sent and resent, the ACK line, SACK blocks, "
+                                   "drops and marks) over its window, RTT and controller state (DIR/flow-ID.png). "
+                                   "With --link NAME: the traced link's queue at event resolution with its drops "
+                                   "and marks, and each packet's wait (DIR/link-NAME.png). Traces come from "
+                                   "[trace] in the scenario (docs/engine.md, \"Traces\").")
     p.add_argument("dir", help="the saved run's folder")
-    p.add_argument("--out", default=None, help="the PNG to write (default: DIR/overview.png)")
+    p.add_argument("--out", default=None, help="the PNG to write (default: DIR/overview.png, DIR/flow-ID.png, "
+                                               "DIR/link-NAME.png)")
+    p.add_argument("--flow", type=int, default=None, metavar="ID", help="a traced flow's figure (its id in the flows table)")
+    p.add_argument("--link", default=None, metavar="NAME", help="a traced link's figure")
+    p.add_argument("--from", dest="start", type=float, default=None, metavar="S",
+                   help="with --flow or --link: from this simulated time (s)")
+    p.add_argument("--to", dest="end", type=float, default=None, metavar="S",
+                   help="with --flow or --link: up to this simulated time (s)")
     p.set_defaults(func=_cmd_plot)
 
     c = sub.add_parser("compare", help="two saved runs side by side, and their completion-time ratio by size",

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Union
 
 from ..api import PERF_KEYS, Result
+from ..traces import Traces
 
 #: What a saved run must hold (the rest is optional: perf.json, scenario.json,
 #: config.json, warnings.json, arrivals.parquet, a metadata file).
@@ -45,7 +46,7 @@ class SavedRun(Result):
 def load(path: Union[str, Path]) -> SavedRun:
     """The run saved in ``path`` (by ``cclab run --out`` or ``Result.save``), as the
     same tables as ``cclab.run`` returned: flows, links, series, arrivals, summary
-    (perf.json's wall-time keys merged back), warnings, scenario, config.
+    (perf.json's wall-time keys merged back), warnings, scenario, config, traces.
 
     Raises SavedRunError naming the folder and the missing or unreadable files.
     """
@@ -80,12 +81,16 @@ def load(path: Union[str, Path]) -> SavedRun:
         warnings = list(_json(d / "warnings.json", list))
     else:
         warnings = list(metadata.get("warnings", []))
+    try:
+        traces = Traces.read(d / "traces", list(links["name"]) if "name" in links else [])
+    except Exception as exc:  # a damaged Parquet table or file: name the folder
+        raise SavedRunError(f"{d / 'traces'}: not readable ({exc.__class__.__name__}: {exc})") from None
     return SavedRun(
         flows=table("flows.parquet"), links=links, series=table("series.parquet"), summary=summary,
         warnings=warnings, arrivals=arrivals,
         scenario=_json(d / "scenario.json", dict) if (d / "scenario.json").is_file() else {},
         config=_json(d / "config.json", dict) if (d / "config.json").is_file() else {},
-        path=d, metadata=metadata)
+        traces=traces, path=d, metadata=metadata)
 
 
 def _json(p: Path, kind: type):

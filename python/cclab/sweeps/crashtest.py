@@ -63,7 +63,10 @@ def _child(store: str, runs: int, plan: dict | None, cluster: str, batch: int | 
 
     if plan:
         st_mod._crash_plan.update(plan)
-    with Store(store, **({} if batch is None else {"batch_runs": batch})) as st:
+    # A group of `batch` runs, however long they take: the store also commits after
+    # batch_seconds, which on a loaded machine would end a group early.
+    group = {} if batch is None else {"batch_runs": batch, "batch_seconds": float("inf")}
+    with Store(store, **group) as st:
         sweep(tiny_sweep(runs), store=st, cluster=cluster, progress=False)
     os._exit(0)
 

@@ -23,6 +23,10 @@
 //!   open at once (flows that never end, and every flow of a class whose route is
 //!   offered at least its capacity), the series and arrivals tables, each row
 //!   counted twice (the engine's columns and the Python copy).
+//! * traces (`traced.rs`): the rows of the flows and packets traces of the traced
+//!   flows' data packets, two rows per packet offered to a traced link, a record
+//!   per captured packet, and the interval records' events.
+use super::traced::{self, TraceNeeds};
 use super::Config;
 use crate::engine::SimTime;
 use crate::metrics::FlowRecord;
@@ -53,6 +57,17 @@ const FLOW_ROW_BYTES: f64 = 58.0 + 84.0;
 const CONN_HEAP_BYTES: f64 = 512.0;
 /// Bytes of a packet waiting on a link's wire (docs/performance.md).
 const WIRE_ENTRY_BYTES: f64 = 64.0;
+/// Bytes per row of the flows trace: time (8), flow (4), variable (2), value (8),
+/// in the engine and in pandas.
+const VAR_ROW_BYTES: f64 = 22.0 * 2.0;
+/// Bytes per row of the packets trace: time, flow, event, seq, end, link (33), twice.
+const PACKET_ROW_BYTES: f64 = 33.0 * 2.0;
+/// Bytes per packet offered to a traced link: the tap's record (56) and two rows
+/// (its arrival and its departure) of the links trace (54 bytes each), twice.
+const LINK_PACKET_BYTES: f64 = 56.0 + 2.0 * 54.0 * 2.0;
+/// Bytes per captured packet: a record header (16) and at most 80 header bytes,
+/// in the engine and in Python.
+const PCAP_PACKET_BYTES: f64 = 96.0 * 2.0;
 
 /// Limits a run must stay within (the scenario's `[limits]` table).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -116,6 +131,11 @@ pub enum Culprit {
     Class(usize),
     /// The queue limit of link l (index in the configuration's links).
     Queue(usize),
+    /// `trace.flows[j]`, `trace.links[j]`, `trace.pcap[j]`, `trace.interval`.
+    TraceFlows(usize),
+    TraceLinks(usize),
+    TracePcap(usize),
+    TraceInterval,
 }
 
 /// Where each part of an estimate comes from.
@@ -132,6 +152,9 @@ pub struct Estimate {
     pub wall_time_s: f64,
     pub series_rows: f64,
     pub arrival_rows: f64,
+    /// Rows of the traces (flows, packets, links) and bytes of the captures.
+    pub trace_rows: f64,
+    pub pcap_bytes: f64,
     pub memory_bytes: f64,
     /// The most bytes a link could send (its rate over the whole run).
     pub link_bytes: f64,
@@ -282,6 +305,8 @@ impl Estimate {
         e.series_rows = samples * 2.0 * (nl + cfg.classes.len()) as f64;
         e.events_by.push((Culprit::Duration, hops + e.packets));
         e.events_by.push((Culprit::RecordInterval, samples));
+        let traced = traced::needs(cfg, &per_class.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(), &per_link);
+        e.add_traces(&traced);
         e.events = e.events_by.iter().map(|p| p.1).sum();
         e.wall_time_s = e.events / NOMINAL_EVENTS_PER_S;
         // Memory.
@@ -310,6 +335,26 @@ impl Estimate {
         }
         e.memory_bytes = e.memory_by.iter().map(|p| p.1).sum();
         e
+    }
+
+    /// What the traces add: the interval records' events, and the memory of
+    /// each selector's, traced link's and captured link's rows.
+    fn add_traces(&mut self, t: &TraceNeeds) {
+        if t.ticks > 0.0 {
+            self.events_by.push((Culprit::TraceInterval, t.ticks));
+        }
+        for (j, (v, p)) in t.var_rows.iter().zip(&t.packet_rows).enumerate() {
+            self.trace_rows += v + p;
+            self.memory_by.push((Culprit::TraceFlows(j), v * VAR_ROW_BYTES + p * PACKET_ROW_BYTES));
+        }
+        for (j, &n) in t.link_packets.iter().enumerate() {
+            self.trace_rows += 2.0 * n;
+            self.memory_by.push((Culprit::TraceLinks(j), n * LINK_PACKET_BYTES));
+        }
+        for (j, &n) in t.pcap_packets.iter().enumerate() {
+            self.pcap_bytes += n * PCAP_PACKET_BYTES / 2.0;
+            self.memory_by.push((Culprit::TracePcap(j), n * PCAP_PACKET_BYTES));
+        }
     }
 
     /// Check the estimate against `limits`; `key` names a culprit's key path
@@ -349,6 +394,8 @@ impl Estimate {
                 Culprit::RecordInterval => format!("the series table would hold about {} rows", human(self.series_rows)),
                 Culprit::RecordArrivals(_) => format!("the arrivals table would hold about {} rows", human(self.arrival_rows)),
                 Culprit::Queue(_) => "an overloaded link would queue what it cannot carry".to_string(),
+                Culprit::TraceFlows(_) | Culprit::TraceLinks(_) => format!("the traces would hold about {} rows", human(self.trace_rows)),
+                Culprit::TracePcap(_) => format!("the packet captures would hold about {}", human_bytes(self.pcap_bytes)),
                 _ => format!("about {} flows would arrive", human(self.flows)),
             };
             return err(

@@ -8,9 +8,10 @@
 //! and seed give the same bytes out. Reading the JSON back gives the same
 //! `Config`, checked again, so a stored configuration can be re-run as it is.
 pub mod estimate;
+pub mod traced;
 
 use crate::engine::SimTime;
-use crate::metrics::RecordConfig;
+use crate::metrics::{RecordConfig, TraceConfig};
 use crate::net::{Graph, LinkConfig, RouteFault};
 use crate::settings::units::MAX_RATE_BPS;
 use crate::settings::{err, Result, ScenarioError};
@@ -42,6 +43,9 @@ pub struct Config {
     pub links: Vec<LinkConfig>,
     pub classes: Vec<ClassConfig>,
     pub record: RecordConfig,
+    /// What the run traces (absent from the canonical form when nothing).
+    #[serde(default, skip_serializing_if = "TraceConfig::is_off")]
+    pub trace: TraceConfig,
     /// What the run may need (absent from the canonical form when the defaults).
     #[serde(default, skip_serializing_if = "Limits::is_default")]
     pub limits: Limits,
@@ -166,6 +170,9 @@ impl Config {
                             return err(format!("{p}.route"), RCP_ROUTE);
                         }
                     }
+                    if cc.header_in_sack() && c.route.iter().any(|&l| self.links[l as usize].queue.is_rcp()) {
+                        return err(format!("{p}.route"), HEADER_ROUTE);
+                    }
                 }
             }
             if let Some(a) = &c.access {
@@ -198,6 +205,8 @@ impl Config {
         if self.record.arrivals.iter().any(|&l| l as usize >= self.links.len()) {
             return err("record.arrivals", "a link index is out of range");
         }
+        let has_access = |c: usize| self.classes[c].access.is_some();
+        self.trace.check(self.links.len(), self.classes.len(), &has_access).map_err(|(k, m)| at(format!("trace.{k}"), m))?;
         self.limits.validate("limits")?;
         self.estimate().check(&self.limits, &|c| match c {
             Culprit::Duration => "duration_ns".into(),
@@ -205,6 +214,10 @@ impl Config {
             Culprit::RecordArrivals(j) => format!("record.arrivals[{j}]"),
             Culprit::Class(i) => format!("classes[{i}].arrivals"),
             Culprit::Queue(l) => format!("links[{l}].queue"),
+            Culprit::TraceFlows(j) => format!("trace.flows[{j}]"),
+            Culprit::TraceLinks(j) => format!("trace.links[{j}]"),
+            Culprit::TracePcap(j) => format!("trace.pcap[{j}]"),
+            Culprit::TraceInterval => "trace.interval_ns".into(),
         })
     }
 
@@ -216,6 +229,10 @@ impl Config {
 
 /// Why an RCP class's route must cross an RCP link.
 pub const RCP_ROUTE: &str = "an rcp class's route must cross at least one link whose queue is RCP's (queue = { type = \"rcp\" }): nothing else sets its rate";
+
+/// Why a class whose datagrams carry a header field of their own may not cross an RCP link.
+pub const HEADER_ROUTE: &str =
+    "tfrc's ns2 variant carries its round id in the field RCP links rewrite: its route may not cross a link whose queue is RCP's";
 
 /// What is wrong with a route, in words.
 pub fn describe_fault(f: &RouteFault) -> String {

@@ -2,9 +2,11 @@
 //! sampled series, the per-arrival queue table and the summary scalars.
 pub mod flows;
 pub mod series;
+pub mod trace;
 
 pub use flows::{FlowRecord, FlowTable};
 pub use series::Series;
+pub use trace::{TraceConfig, Traces};
 
 use crate::engine::SimTime;
 use serde::{Deserialize, Serialize};
@@ -84,6 +86,8 @@ pub struct RunResult {
     pub link_names: Vec<String>,
     pub summary: Vec<(String, Scalar)>,
     pub warnings: Vec<String>,
+    /// What the run traced (empty without `[trace]`).
+    pub traces: Traces,
 }
 
 impl RunResult {

@@ -11,6 +11,7 @@
 use super::packet::{Packet, CE, ECT};
 use super::queue::{Arrival, Discipline, Queue, Verdict};
 use super::ring::Ring;
+use super::tap::{Fate, Tap};
 use crate::engine::{SimTime, Stamp};
 use cclab_rng::Xoshiro256pp;
 use serde::{Deserialize, Serialize};
@@ -111,6 +112,12 @@ pub struct Link {
     /// Record the queue met by every arriving packet after the warm-up.
     pub record_arrivals: bool,
     pub arrivals: Vec<ArrivalRecord>,
+    /// Every packet offered, when the link is traced (None: not traced, and the
+    /// only cost is this check once per packet).
+    pub tap: Option<Box<Tap>>,
+    /// The packet the queue dropped last (kept on the drop's path only, for the
+    /// traces of the flows it belongs to).
+    pub last_drop: Packet,
 }
 
 impl Link {
@@ -131,6 +138,8 @@ impl Link {
             stats: LinkStats::default(),
             record_arrivals: false,
             arrivals: Vec::new(),
+            tap: None,
+            last_drop: Packet::default(),
         }
     }
 
@@ -222,6 +231,10 @@ impl Link {
                     self.stats.drops += 1;
                     self.stats.bytes_dropped += size as u64;
                 }
+                if let Some(tap) = self.tap.as_deref_mut() {
+                    tap.record(now, &pkt, Fate::Dropped, (q_packets, self.q_bytes), SimTime::ZERO);
+                }
+                self.last_drop = pkt;
                 return Offer::Dropped;
             }
             debug_assert!(pkt.flags & ECT != 0, "a queue marked a packet that is not ECN-capable");
@@ -251,6 +264,10 @@ impl Link {
             }
         } else {
             self.started += 1;
+        }
+        if let Some(tap) = self.tap.as_deref_mut() {
+            let fate = if verdict == Verdict::Enqueue { Fate::Queued } else { Fate::Marked };
+            tap.record(now, &pkt, fate, ((self.wire.len() - self.started) as u64, self.q_bytes), start);
         }
         if head {
             Offer::Head(arrival)
@@ -306,6 +323,11 @@ impl Link {
     /// Packets on the wire (waiting, in transmission or propagating).
     pub fn in_flight(&self) -> usize {
         self.wire.len()
+    }
+
+    /// The packets on the wire with their transmission starts, head first.
+    pub fn on_wire(&self) -> impl Iterator<Item = (SimTime, &Packet)> + '_ {
+        (0..self.wire.len()).filter_map(|i| self.wire.get(i)).map(|w| (w.start, &w.pkt))
     }
 }
 

@@ -3,6 +3,7 @@ pub mod link;
 pub mod packet;
 pub mod queue;
 pub mod ring;
+pub mod tap;
 pub mod topology;
 
 pub use link::{ArrivalRecord, Link, LinkConfig, LinkStats, Offer};

@@ -2,6 +2,7 @@
 //! routes computed and checked, units converted, files read. Every error names
 //! the key path in the file.
 use super::classes::{read_class, Names};
+use super::trace::read_trace;
 use crate::config::estimate::{Culprit, Limits};
 use crate::config::{Config, FORMAT};
 use crate::engine::SimTime;
@@ -71,7 +72,7 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
     for c in &classes {
         if let crate::transport::Transport::Window { tcp, .. } = &c.transport {
             let rto = tcp.initial_rto.as_secs_f64();
-            let ack = tcp.header_bytes() as u64;
+            let ack = tcp.control_bytes() as u64;
             for (what, bytes, route) in [("packet", tcp.max_packet(), &c.route), ("ACK", ack, &c.ack_route)] {
                 let secs = |link: &LinkConfig| (bytes * 8) as f64 / link.rate_bps as f64;
                 if let Some(link) = route.iter().map(|&l| &names.links[l as usize]).find(|&link| secs(link) > rto) {
@@ -85,6 +86,10 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
         }
     }
     let record = read_record(&mut top, &names.link_ix)?;
+    let trace = match top.table("trace")? {
+        Some(t) => read_trace(t, &names.link_ix, &classes)?,
+        None => Default::default(),
+    };
     let limits = match top.table("limits")? {
         Some(t) => Limits::read(t)?,
         None => Limits::default(),
@@ -100,6 +105,7 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
         links: std::mem::take(&mut names.links),
         classes,
         record,
+        trace,
         limits,
     };
     // What the run will need, blamed on the scenario's keys.
@@ -108,6 +114,10 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
         Culprit::Duration => "duration".into(),
         Culprit::RecordInterval => "record.interval".into(),
         Culprit::RecordArrivals(j) => format!("record.arrivals[{j}]"),
+        Culprit::TraceFlows(j) => format!("trace.flows[{j}]"),
+        Culprit::TraceLinks(j) => format!("trace.links[{j}]"),
+        Culprit::TracePcap(j) => format!("trace.pcap[{j}]"),
+        Culprit::TraceInterval => "trace.interval".into(),
         // The scenario's link that made configuration link l (a duplex link makes two).
         Culprit::Queue(l) => {
             let mut made = 0;
@@ -182,7 +192,7 @@ fn read_nodes_and_links(top: &mut Table) -> Result<Names> {
         let delay = t.req::<Duration>("delay", "the link's propagation delay, e.g. \"25ms\"")?.0;
         let queue = match t.table("queue")? {
             Some(mut q) => {
-                let queue = Queue::read(&mut q, rate_bps)?;
+                let queue = Queue::read(&mut q, rate_bps, delay)?;
                 q.finish("a queue")?;
                 queue
             }

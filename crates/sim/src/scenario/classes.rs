@@ -129,6 +129,11 @@ pub(super) fn read_class(
             return err(t.key_path("route"), crate::config::RCP_ROUTE);
         }
     }
+    if let Transport::Rate { cc, .. } = &transport {
+        if cc.header_in_sack() && route.iter().any(|&l| names.links[l as usize].queue.is_rcp()) {
+            return err(t.key_path("route"), crate::config::HEADER_ROUTE);
+        }
+    }
     for &l in &route {
         let link = &names.links[l as usize];
         if !link.queue.holds(transport.max_packet()) {

@@ -3,6 +3,7 @@
 //! module that knows TOML.
 mod build;
 mod classes;
+mod trace;
 
 pub use crate::settings::{ScenarioError, Value};
 pub use build::build;

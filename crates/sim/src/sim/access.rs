@@ -42,6 +42,9 @@ impl Simulation {
         let now = self.net.now;
         let flow = self.records.len() as u32;
         self.records.push(FlowRecord::new(ci, bytes, now));
+        if let Some(tr) = self.net.trace.as_deref_mut() {
+            tr.arrive(flow, ci, bytes);
+        }
         let run = self.classes[ci as usize].access.as_mut().expect("an access-controlled class");
         run.ctl.arrive(now.as_secs_f64(), flow, bytes as f64);
         self.access_admit(ci);
@@ -87,6 +90,9 @@ impl Simulation {
     fn access_arm(&mut self, ci: u32) {
         let now = self.net.now;
         let Some(run) = self.classes[ci as usize].access.as_mut() else { return };
+        if let Some(tr) = self.net.trace.as_deref_mut() {
+            tr.access(now, ci, [run.ctl.limit(), run.ctl.active() as f64, run.ctl.waiting() as f64]);
+        }
         let next = run.ctl.next_deadline();
         if next.is_finite() {
             run.timer.set(SimTime::from_secs_f64(next).max(now));

@@ -29,6 +29,8 @@ pub enum Owner {
     Link(u32),
     /// The end of the warm-up: counters and the series start from here.
     Warmup,
+    /// The traced flows' variables are due (`[trace] interval`).
+    Trace,
 }
 
 /// An event: a packet arriving somewhere, or a timer firing for an owner (16 bytes).

@@ -10,6 +10,7 @@ mod access;
 mod event;
 mod network;
 mod report;
+mod trace;
 
 pub use network::PacketCounters;
 
@@ -67,6 +68,8 @@ pub struct Simulation {
     warmup_timer: Timer,
     /// The packet counters when the warm-up ended (all zero without a warm-up).
     at_warmup: PacketCounters,
+    /// The traced flows' interval records (`[trace] interval`).
+    trace_timer: Timer,
     warnings: Vec<String>,
     wall_secs: f64,
 }
@@ -114,7 +117,8 @@ impl Simulation {
         if cfg.classes.iter().any(|c| c.access.is_some()) {
             series = series.with_access_metrics();
         }
-        let net = Network { now: SimTime::ZERO, queue: EventQueue::new(), links, routes, counters: PacketCounters::default() };
+        let trace = trace::tracer(&cfg, &mut links);
+        let net = Network { now: SimTime::ZERO, queue: EventQueue::new(), links, routes, counters: PacketCounters::default(), trace };
         Ok(Simulation {
             net,
             conns: Vec::new(),
@@ -127,6 +131,7 @@ impl Simulation {
             recorder: Timer::default(),
             warmup_timer: Timer::default(),
             at_warmup: PacketCounters::default(),
+            trace_timer: Timer::default(),
             warnings,
             wall_secs: 0.0,
             cfg,
@@ -165,6 +170,7 @@ impl Simulation {
             }
         }
         self.access_schedule_initial();
+        self.trace_schedule_initial();
         if let Some(iv) = self.cfg.record.interval {
             // Samples every interval after the warm-up.
             self.recorder.set(self.cfg.warmup + iv);
@@ -187,6 +193,9 @@ impl Simulation {
             match ev {
                 Event::Arrival(l) => {
                     let pkt = self.net.deliver(l);
+                    if self.net.trace.is_some() {
+                        self.trace_capture(l, pkt);
+                    }
                     self.arrive(pkt);
                 }
                 Event::Timer(owner) => {
@@ -198,6 +207,7 @@ impl Simulation {
                         Owner::Recorder => self.sample(),
                         Owner::Link(l) => self.link_timer(l),
                         Owner::Warmup => self.end_warmup(),
+                        Owner::Trace => self.trace_tick(),
                     }
                 }
             }
@@ -240,6 +250,9 @@ impl Simulation {
         }
         let flow = self.records.len() as u32;
         self.records.push(FlowRecord::new(ci, bytes, self.net.now));
+        if let Some(tr) = self.net.trace.as_deref_mut() {
+            tr.arrive(flow, ci, bytes);
+        }
         self.open_flow(ci, flow, bytes);
     }
 
@@ -273,13 +286,24 @@ impl Simulation {
         match conn {
             Conn::Tcp(tcp) => {
                 tcp.open(now, &cr.tcp, &mut self.out);
+                if let Some(tr) = self.net.trace.as_deref_mut() {
+                    tr.tcp(now, tcp, &self.out);
+                }
                 self.net.send_all(&mut self.out);
                 self.net.arm_tcp(tcp, slot);
             }
             // A first datagram due now (not delayed by a random phase) leaves at once,
             // the next ones on the send timer.
-            Conn::Rate(r) if r.tx.send_timer.deadline() != Some(now) => self.net.arm_rate(r, slot),
-            Conn::Rate(_) => self.rate_send(slot),
+            Conn::Rate(r) => {
+                if let Some(tr) = self.net.trace.as_deref_mut() {
+                    tr.rate(now, r, None);
+                }
+                if r.tx.send_timer.deadline() != Some(now) {
+                    self.net.arm_rate(r, slot)
+                } else {
+                    self.rate_send(slot)
+                }
+            }
         }
     }
 
@@ -291,6 +315,9 @@ impl Simulation {
     fn rate_send(&mut self, slot: u32) {
         let Some(Conn::Rate(r)) = self.conns[slot as usize].as_mut() else { unreachable!("a rate flow's slot") };
         let pkt = r.tx.send(self.net.now);
+        if let Some(tr) = self.net.trace.as_deref_mut() {
+            tr.rate(self.net.now, r, Some(&pkt));
+        }
         if r.tx.done() {
             if self.records[pkt.flow as usize].size != u64::MAX {
                 self.classes[r.tx.ep.class as usize].active -= 1;
@@ -327,11 +354,20 @@ impl Simulation {
             // Connection setup: a SYN reaches the receiver, a SYN-ACK the sender.
             if pkt.is_ack() {
                 tcp.on_synack(&pkt, now, p, out);
+                if let Some(tr) = self.net.trace.as_deref_mut() {
+                    tr.tcp(now, tcp, out);
+                }
             } else {
                 tcp.on_syn(&pkt, p, out);
             }
         } else if pkt.is_ack() {
+            if let Some(tr) = self.net.trace.as_deref_mut() {
+                tr.ack_arrived(now, tcp, &pkt);
+            }
             tcp.on_ack(&pkt, now, p, out);
+            if let Some(tr) = self.net.trace.as_deref_mut() {
+                tr.tcp(now, tcp, out);
+            }
             if tcp.sender_done() {
                 // Send whatever the last ACK produced before the slot is freed; the
                 // connection's pending timer entries then find no live flow and lapse.
@@ -345,7 +381,10 @@ impl Simulation {
             // Receive rate counts each segment that brings bytes beyond the cumulative
             // ACK point when it arrives (a hole's repair does not count twice what
             // arrived out of order, and the rate never exceeds the link's).
-            let fresh = if pkt.seq + pkt.len as u64 > tcp.rcv_nxt { pkt.len as u64 } else { 0 };
+            let fresh = if pkt.seq + pkt.len as u64 > tcp.rcv_nxt && pkt.seq >= tcp.syn { pkt.len as u64 } else { 0 };
+            if let Some(tr) = self.net.trace.as_deref_mut() {
+                tr.data_arrived(now, &pkt);
+            }
             tcp.on_data(&pkt, now, p, out);
             cr.delivered += fresh;
             if now >= self.cfg.warmup {
@@ -376,6 +415,10 @@ impl Simulation {
         if pkt.is_ack() {
             if let Some(Conn::Rate(r)) = self.conns[slot as usize].as_mut().filter(|c| c.flow() == pkt.flow) {
                 r.on_feedback(now, &pkt);
+                if let Some(tr) = self.net.trace.as_deref_mut() {
+                    tr.feedback_arrived(now, pkt.flow);
+                    tr.rate(now, r, None);
+                }
                 self.net.arm_rate(r, slot);
             }
             return;
@@ -426,6 +469,9 @@ impl Simulation {
                             ConnTimer::DelAck => tcp.on_delack(p, &mut self.out),
                             _ => tcp.on_cc_deadline(now, p, &mut self.out),
                         }
+                        if let Some(tr) = self.net.trace.as_deref_mut() {
+                            tr.tcp(now, tcp, &self.out);
+                        }
                     }
                 }
                 self.net.send_all(&mut self.out);
@@ -450,6 +496,9 @@ impl Simulation {
                         }
                         _ => {
                             let probe = r.tx.on_cc_deadline(now);
+                            if let Some(tr) = self.net.trace.as_deref_mut() {
+                                tr.rate(now, r, None);
+                            }
                             self.net.arm_rate(r, slot);
                             if let Some(p) = probe {
                                 self.net.send(p);

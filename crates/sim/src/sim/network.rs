@@ -2,6 +2,7 @@
 //! and the packet counters. Everything that moves a packet goes through here.
 use super::event::{ConnTimer, Event, Owner};
 use crate::engine::{EventQueue, SimTime};
+use crate::metrics::trace::Tracer;
 use crate::net::{Link, Offer, Packet, Routes};
 use crate::transport::rate::RateConn;
 use crate::transport::tcp::{Output, Tcp};
@@ -24,6 +25,8 @@ pub struct Network {
     pub links: Vec<Link>,
     pub routes: Routes,
     pub counters: PacketCounters,
+    /// The run's traces (None: `[trace]` is absent, and nothing is recorded).
+    pub trace: Option<Box<Tracer>>,
 }
 
 impl Network {
@@ -53,7 +56,12 @@ impl Network {
         match self.links[l as usize].offer(self.now, pkt, stamp) {
             Offer::Head(at) => self.queue.push_stamped(at, stamp, Event::Arrival(l)),
             Offer::Queued => {}
-            Offer::Dropped => self.counters.dropped += 1,
+            Offer::Dropped => {
+                self.counters.dropped += 1;
+                if let Some(tr) = self.trace.as_deref_mut() {
+                    tr.dropped(self.now, l, &self.links[l as usize].last_drop);
+                }
+            }
         }
     }
 

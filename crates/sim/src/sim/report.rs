@@ -22,6 +22,7 @@ impl Simulation {
             }
         }
         let counters = self.net.packet_counters();
+        let traces = self.trace_finish(end);
         let ft = FlowTable::new(&self.records, warm);
         let links: Vec<LinkRow> = self.net.links.iter().zip(&self.cfg.links).map(|(l, c)| link_row(l, c, &self.cfg.nodes, measured)).collect();
         let mut summary: Vec<(String, Scalar)> = Vec::new();
@@ -86,6 +87,7 @@ impl Simulation {
             series: self.series,
             summary,
             warnings: self.warnings,
+            traces,
         }
     }
 }
@@ -93,7 +95,7 @@ impl Simulation {
 
 /// Copy a connection's counters into its flow record.
 pub(super) fn copy_into(tcp: &Tcp, rec: &mut FlowRecord) {
-    rec.bytes_delivered = tcp.rcv_nxt.min(rec.size);
+    rec.bytes_delivered = tcp.bytes_received().min(rec.size);
     rec.retransmissions = tcp.retransmits;
     rec.timeouts = tcp.timeouts;
 }

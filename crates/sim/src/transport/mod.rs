@@ -7,6 +7,7 @@ pub mod endpoints;
 pub mod rate;
 pub mod records;
 pub mod rtt;
+pub mod state;
 pub mod tcp;
 
 use crate::settings::{err, Result, ScenarioError, Table, Value};

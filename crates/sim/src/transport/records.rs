@@ -29,6 +29,12 @@ impl<T: Copy> RecordLog<T> {
         self.next_id
     }
 
+    /// The record `id` of a packet still on its way, left in the log (a trace
+    /// reads an ACK's SACK blocks as the ACK crosses a link).
+    pub fn peek(&self, id: u32) -> Option<&T> {
+        self.records.iter().find(|r| r.0 == id).map(|r| &r.1)
+    }
+
     /// The record `id` a packet carried (records before it belonged to lost packets).
     pub fn take(&mut self, id: u32) -> Option<T> {
         while let Some(&(k, r)) = self.records.front() {

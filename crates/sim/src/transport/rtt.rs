@@ -13,16 +13,21 @@ pub struct RttEstimator {
     rttvar: f64,
     has_sample: bool,
     rto: SimTime,
+    /// The latest sample R, and the samples taken so far (wrapping), for traces.
+    last: SimTime,
+    samples: u32,
 }
 
 impl RttEstimator {
     /// Before any sample, the RTO is `initial` (rule 2.1).
     pub fn new(initial: SimTime) -> Self {
-        RttEstimator { srtt: 0.0, rttvar: 0.0, has_sample: false, rto: initial }
+        RttEstimator { srtt: 0.0, rttvar: 0.0, has_sample: false, rto: initial, last: SimTime::ZERO, samples: 0 }
     }
 
     /// A round-trip sample R (rules 2.2 and 2.3).
     pub fn sample(&mut self, r: SimTime, min_rto: SimTime, max_rto: SimTime) {
+        self.last = r;
+        self.samples = self.samples.wrapping_add(1);
         let r = r.0 as f64;
         if !self.has_sample {
             self.srtt = r;
@@ -50,6 +55,18 @@ impl RttEstimator {
     /// Smoothed RTT (None before the first sample).
     pub fn srtt(&self) -> Option<SimTime> {
         self.has_sample.then_some(SimTime(self.srtt as u64))
+    }
+
+    /// SRTT and RTTVAR in nanoseconds as the estimator keeps them, unrounded
+    /// (None before the first sample).
+    pub fn smoothed(&self) -> Option<(f64, f64)> {
+        self.has_sample.then_some((self.srtt, self.rttvar))
+    }
+
+    /// The latest sample, and how many samples were taken (wrapping at 2^32): a
+    /// trace sees a new sample when the count moves.
+    pub fn latest(&self) -> (SimTime, u32) {
+        (self.last, self.samples)
     }
 }
 

@@ -12,6 +12,7 @@ mod droptail;
 mod linear;
 pub mod rcp;
 mod red;
+mod red_auto;
 
 pub use average::Average;
 pub use droptail::DropTail;
@@ -93,12 +94,13 @@ impl Default for Queue {
 }
 
 impl Queue {
-    /// Read a link's `queue` table; `rate_bps` converts limits and thresholds given as time.
-    pub fn read(t: &mut Table, rate_bps: u64) -> Result<Queue> {
+    /// Read a link's `queue` table; `rate_bps` converts limits and thresholds given
+    /// as time, and with `delay` sets RED's automatic parameters.
+    pub fn read(t: &mut Table, rate_bps: u64, delay: SimTime) -> Result<Queue> {
         let kind: String = t.or("type", "droptail".to_string())?;
         let q = match kind.as_str() {
             "droptail" => Queue::DropTail(DropTail::read(t, rate_bps)?),
-            "red" => Queue::Red(Red::read(t, rate_bps)?),
+            "red" => Queue::Red(Red::read(t, rate_bps, delay)?),
             "linear" => Queue::Linear(Linear::read(t, rate_bps)?),
             "rcp" => Queue::Rcp(Rcp::read(t, rate_bps)?),
             other => return err(t.key_path("type"), format!("unknown queue discipline {other:?}; expected \"droptail\", \"red\", \"linear\" or \"rcp\"")),
@@ -251,14 +253,10 @@ pub const MAX_LIMIT: u64 = 1_000_000_000_000_000_000;
 /// (in packets) for those absent.
 fn read_thresholds(t: &mut Table, rate_bps: u64, default: Option<(f64, f64)>) -> Result<(Unit, f64, f64)> {
     let mut read = |key: &'static str, default: Option<f64>| -> Result<(Unit, f64)> {
-        match t.get::<QueueLimit>(key)? {
-            Some(QueueLimit::Packets(n)) => Ok((Unit::Packets, n as f64)),
-            Some(QueueLimit::Bytes(b)) => Ok((Unit::Bytes, b as f64)),
-            Some(QueueLimit::Time(d)) => Ok((Unit::Bytes, bytes_in(rate_bps, d) as f64)),
-            None => match default {
-                Some(v) => Ok((Unit::Packets, v)),
-                None => err(t.key_path(key), "missing: a threshold of the average queue, e.g. \"300pkts\" or \"450KB\""),
-            },
+        match (read_threshold(t, rate_bps, key)?, default) {
+            (Some(x), _) => Ok(x),
+            (None, Some(v)) => Ok((Unit::Packets, v)),
+            (None, None) => err(t.key_path(key), "missing: a threshold of the average queue, e.g. \"300pkts\" or \"450KB\""),
         }
     };
     let (u_min, min_th) = read("min_th", default.map(|d| d.0))?;
@@ -270,6 +268,17 @@ fn read_thresholds(t: &mut Table, rate_bps: u64, default: Option<(f64, f64)>) ->
         );
     }
     Ok((u_min, min_th, max_th))
+}
+
+/// One threshold `key` ("5pkts", "7500B" or "5ms", the last in bytes of the
+/// link's rate) in its unit, if present.
+fn read_threshold(t: &mut Table, rate_bps: u64, key: &'static str) -> Result<Option<(Unit, f64)>> {
+    Ok(match t.get::<QueueLimit>(key)? {
+        Some(QueueLimit::Packets(n)) => Some((Unit::Packets, n as f64)),
+        Some(QueueLimit::Bytes(b)) => Some((Unit::Bytes, b as f64)),
+        Some(QueueLimit::Time(d)) => Some((Unit::Bytes, bytes_in(rate_bps, d) as f64)),
+        None => None,
+    })
 }
 
 /// Check the parameters the active queues share; on failure, the key and what is wrong.

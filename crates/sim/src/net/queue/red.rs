@@ -2,8 +2,11 @@
 //! gateways for congestion avoidance", IEEE/ACM ToN 1(4), 1993 (Fig. 2), with
 //! the rules ns-2's `queue/red.cc` and ns-3 3.44's `RedQueueDisc` add where the
 //! paper is silent (docs/protocols.md, "RED", lists each).
-use super::{check_profile, fit, read_limit, read_mean_packet, read_number, read_thresholds, signal, Arrival, Average, Unit, Verdict};
+use super::red_auto;
+use super::{check_profile, fit, read_limit, read_mean_packet, read_number, read_threshold, read_thresholds, signal, Arrival, Average, Unit, Verdict};
+use crate::engine::SimTime;
 use crate::settings::{Result, Table};
+use serde_json::Value;
 use cclab_rng::Xoshiro256pp;
 use serde::{Deserialize, Serialize};
 
@@ -55,13 +58,46 @@ impl Default for Red {
     }
 }
 
+/// Whether `key` is written `"auto"`.
+fn is_auto(t: &mut Table, key: &'static str) -> bool {
+    matches!(t.raw(key), Some(Value::String(v)) if v == "auto")
+}
+
+/// The thresholds, each a size or `"auto"` (ns-2.35's `thresh_ 0` and
+/// `maxthresh_ 0`, `red_auto.rs`). An automatic threshold takes the unit of the
+/// other one; both automatic, they are in bytes, as ns-2.35's default
+/// `queue_in_bytes_ true` counts them (typical packets × `mean_packet_size`).
+fn read_red_thresholds(t: &mut Table, rate_bps: u64, mean: u32, default: (f64, f64)) -> Result<(Unit, f64, f64)> {
+    let (auto_min, auto_max) = (is_auto(t, "min_th"), is_auto(t, "max_th"));
+    if !auto_min && !auto_max {
+        return read_thresholds(t, rate_bps, Some(default));
+    }
+    let auto_min_th = |u: Unit| {
+        let packets = red_auto::min_th_packets(rate_bps, mean);
+        if u == Unit::Bytes { packets * mean as f64 } else { packets }
+    };
+    let explicit = if auto_min && auto_max { None } else { read_threshold(t, rate_bps, if auto_min { "max_th" } else { "min_th" })? };
+    Ok(match explicit {
+        None => (Unit::Bytes, auto_min_th(Unit::Bytes), red_auto::max_th(auto_min_th(Unit::Bytes))),
+        Some((u, max_th)) if auto_min => (u, auto_min_th(u), max_th),
+        Some((u, min_th)) => (u, min_th, red_auto::max_th(min_th)),
+    })
+}
+
 impl Red {
     /// Read `{ type = "red", limit, min_th, max_th, max_p, weight, mean_packet_size,
-    /// gentle, wait, ecn, hard_drop }` (every key optional).
-    pub fn read(t: &mut Table, rate_bps: u64) -> Result<Red> {
+    /// gentle, wait, ecn, hard_drop }` (every key optional) for a link of `rate_bps`
+    /// and `delay` (which the automatic weight uses).
+    pub fn read(t: &mut Table, rate_bps: u64, delay: SimTime) -> Result<Red> {
         let d = Red::default();
         let (limit_packets, limit_bytes) = read_limit(t, rate_bps, (d.limit_packets, d.limit_bytes))?;
-        let (unit, min_th, max_th) = read_thresholds(t, rate_bps, Some((d.min_th, d.max_th)))?;
+        let mean_packet_bytes = read_mean_packet(t, d.mean_packet_bytes)?;
+        let (unit, min_th, max_th) = read_red_thresholds(t, rate_bps, mean_packet_bytes, (d.min_th, d.max_th))?;
+        let weight = if is_auto(t, "weight") {
+            red_auto::weight(rate_bps, delay, mean_packet_bytes)
+        } else {
+            read_number(t, "weight", Some(d.weight), "")?
+        };
         Ok(Red {
             limit_packets,
             limit_bytes,
@@ -69,8 +105,8 @@ impl Red {
             min_th,
             max_th,
             max_p: read_number(t, "max_p", Some(d.max_p), "")?,
-            weight: read_number(t, "weight", Some(d.weight), "")?,
-            mean_packet_bytes: read_mean_packet(t, d.mean_packet_bytes)?,
+            weight,
+            mean_packet_bytes,
             gentle: t.or("gentle", d.gentle)?,
             wait: t.or("wait", d.wait)?,
             ecn: t.or("ecn", d.ecn)?,

@@ -15,6 +15,7 @@
 use super::{Ack, Congestion, CongestionControl, Window, WindowProtocol};
 use crate::engine::SimTime;
 use crate::settings::{describe, err, Duration, Read, Result, ScenarioError, Table, Value};
+use crate::transport::state::StateVars;
 use serde::{Deserialize, Serialize};
 
 /// Default α: 50 packets, the value of every FAST flow in the heterogeneous
@@ -604,6 +605,24 @@ impl CongestionControl for Fast {
                 let w_sent = s.window_at(now.0 as f64 - s.avg_rtt, w.cwnd);
                 s.update_window(w, w_sent);
             }
+        }
+    }
+
+    /// α (packets), baseRTT and avgRTT (absent before the first RTT sample), the
+    /// queue estimate they give, w·(1 − baseRTT/avgRTT) packets (the backlog FAST
+    /// steers to α, Jin, Wei and Low 2004, eq. 1), and α* of the last adaptation
+    /// interval when α adapts.
+    fn observe(&self, w: &Window, _now: SimTime, vars: &mut StateVars) {
+        let s = &*self.s;
+        vars.put("fast.alpha_packets", s.alpha);
+        if let (Some(base), Some(_)) = (self.base_rtt(), self.avg_rtt()) {
+            vars.put("fast.base_rtt_s", base.as_secs_f64());
+            vars.put("fast.avg_rtt_s", s.avg_rtt * 1e-9);
+            let packets = w.cwnd as f64 / w.mss as f64;
+            vars.put("fast.queue_packets", packets * (1.0 - base.0 as f64 / s.avg_rtt));
+        }
+        if let Some(a) = self.alpha_star() {
+            vars.put("fast.alpha_star_packets", a);
         }
     }
 }

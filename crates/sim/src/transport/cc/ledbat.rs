@@ -27,6 +27,7 @@
 //! offset would cancel, since only differences from the base delay are used.
 use super::{Ack, Congestion, CongestionControl, Window, WindowProtocol};
 use crate::engine::SimTime;
+use crate::transport::state::StateVars;
 use crate::settings::{describe, err, Duration, Read, Result, Table};
 use serde::{Deserialize, Serialize};
 
@@ -479,6 +480,20 @@ impl CongestionControl for Ledbat {
 
     fn on_congestion(&mut self, w: &Window, event: Congestion, flight: u64) -> u64 {
         self.0.on_congestion(w, event, flight)
+    }
+
+    /// RFC 6817 §2.4.2's quantities (absent before the first delay sample): the
+    /// base delay MIN(base_delays), the current delay FILTER(current_delays), the
+    /// queuing delay (their difference) and off_target, which scales the window's
+    /// change per ACK.
+    fn observe(&self, _w: &Window, _now: SimTime, vars: &mut StateVars) {
+        let s = &self.0;
+        let Some(off) = s.off_target() else { return };
+        let (base, current) = (s.base_min as f64, s.current_delay() as f64);
+        vars.put("ledbat.base_delay_s", base * 1e-9);
+        vars.put("ledbat.current_delay_s", current * 1e-9);
+        vars.put("ledbat.queuing_delay_s", (current - base) * 1e-9);
+        vars.put("ledbat.off_target", off / s.gain);
     }
 }
 

@@ -34,6 +34,7 @@ pub use vegas::{Vegas, VegasParams};
 
 use crate::engine::SimTime;
 use crate::settings::{Result, Table};
+use crate::transport::state::StateVars;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt::Debug;
@@ -66,6 +67,15 @@ pub struct Ack {
     /// Forward one-way delay of the data segment whose arrival triggered this ACK
     /// (receiver's arrival time minus sender's send time, as LEDBAT and TCP-LP measure it).
     pub one_way_delay: Option<SimTime>,
+    /// The timestamp the ACK echoes (RFC 7323's TSecr: the send time of the
+    /// segment that triggered it), only when the connection uses timestamps
+    /// (`tcp.timestamps`); for controllers that run a stack's own timestamp
+    /// arithmetic (TCP-LP's `ns2` variant).
+    pub ts_echo: Option<SimTime>,
+    /// The ACK newly acknowledges data that was sent more than once, so a sample
+    /// from it may time either transmission (Karn's rule; ns-2's Agent/TCP/Linux
+    /// takes no sample from such an ACK, `FLAG_UNSURE_TSTAMP`).
+    pub acks_retransmission: bool,
     /// The ACK carries ECN-Echo: a segment was marked Congestion Experienced (RFC 3168).
     pub ece: bool,
     /// CE-marked data segments this ACK newly reports (the receiver's count, as
@@ -150,6 +160,13 @@ pub trait CongestionControl {
 
     /// The deadline has come.
     fn on_deadline(&mut self, _w: &mut Window, _now: SimTime) {}
+
+    /// Report the controller's own state for a trace (LEDBAT's delays, Vegas'
+    /// diff, FAST's α): `vars.put("protocol.quantity_unit", value)`. Called only
+    /// for traced flows, after each event that may change it; `w` is the window
+    /// now. The window itself, ssthresh and the RTT estimator are the machinery's
+    /// and traced without it.
+    fn observe(&self, _w: &Window, _now: SimTime, _vars: &mut StateVars) {}
 }
 
 /// A window-based protocol: a congestion controller with a name and typed parameters.
@@ -199,6 +216,9 @@ impl<T: CongestionControl> CongestionControl for Box<T> {
     #[inline]
     fn on_deadline(&mut self, w: &mut Window, now: SimTime) {
         (**self).on_deadline(w, now)
+    }
+    fn observe(&self, w: &Window, now: SimTime, vars: &mut StateVars) {
+        (**self).observe(w, now, vars)
     }
 }
 

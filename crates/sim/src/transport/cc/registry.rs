@@ -7,6 +7,7 @@
 use super::{Ack, Congestion, CongestionControl, FastRecovery, Window, WindowProtocol};
 use crate::engine::SimTime;
 use crate::settings::{Result, ScenarioError, Table, Value};
+use crate::transport::state::StateVars;
 use std::fmt::Debug;
 
 /// A controller running behind a box (registered at run time).
@@ -205,6 +206,12 @@ macro_rules! window_protocols {
                 match self {
                     $(Cc::$variant(c) => c.on_deadline(w, now),)*
                     Cc::Custom(c) => c.on_deadline(w, now),
+                }
+            }
+            fn observe(&self, w: &Window, now: SimTime, vars: &mut StateVars) {
+                match self {
+                    $(Cc::$variant(c) => c.observe(w, now, vars),)*
+                    Cc::Custom(c) => c.observe(w, now, vars),
                 }
             }
         }

@@ -22,10 +22,20 @@
 //!   `"linux"` Linux's `tcp_lp.c` (which ns-2.35 runs in its TCP-Linux agent),
 //!   rule for rule in their integer millisecond arithmetic, for cross-checks
 //!   (see [`Reference`]).
+//! * `"ns2"` is that `tcp_lp.c` as ns-2.35's `Agent/TCP/Linux` runs it, with
+//!   ns-2's clocks, timestamps, remote-HZ estimate, 64-bit types and the
+//!   agent's Reno growth in whole packets (see [`ns2`]).
+mod linux_reno;
+mod loss_state;
+mod ns2;
+
+use ns2::Ns2;
+
 use super::newreno::reno_ssthresh;
 use super::{Ack, Congestion, CongestionControl, RenoGrowth, Window, WindowProtocol};
 use crate::engine::SimTime;
 use crate::settings::{err, Result, Table};
+use crate::transport::state::StateVars;
 use serde::{Deserialize, Serialize};
 
 /// Which rule set runs.
@@ -36,15 +46,17 @@ pub enum Variant {
     Paper,
     /// ns-3 3.44's TcpLp.
     Ns3,
-    /// Linux's tcp_lp.c (as ns-2.35 runs it).
+    /// Linux's tcp_lp.c, on cclab's machinery and clock.
     Linux,
+    /// Linux's tcp_lp.c inside ns-2.35's Agent/TCP/Linux.
+    Ns2,
 }
 
 /// TCP-LP's parameters (the `cc` table).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "RawParams")]
 pub struct TcpLpParams {
-    /// `"paper"`, `"ns3"` or `"linux"`; default `"paper"`.
+    /// `"paper"`, `"ns3"`, `"linux"` or `"ns2"`; default `"paper"`.
     pub variant: Variant,
     /// δ, where the threshold sits between the minimum and maximum one-way delay;
     /// default 0.15 (paper §III-A and its simulations; Linux's and ns-3's `15 / 100`).
@@ -100,7 +112,11 @@ impl TcpLpParams {
         }
         if self.variant != Variant::Paper {
             // ns-3 and Linux smooth with shifts (gain 1/8) and compute 15 * (max - min) / 100.
-            let v = if self.variant == Variant::Ns3 { "ns3" } else { "linux" };
+            let v = match self.variant {
+                Variant::Ns3 => "ns3",
+                Variant::Linux => "linux",
+                _ => "ns2",
+            };
             if self.gain != 0.125 {
                 return Err(("gain", format!("the {v} variant smooths with a fixed gain of 1/8 (0.125), got {}", self.gain)));
             }
@@ -108,6 +124,9 @@ impl TcpLpParams {
             if (pct - pct.round()).abs() > 1e-9 {
                 return Err(("delta", format!("the {v} variant takes delta in whole hundredths (its threshold is 15/100), got {}", self.delta)));
             }
+        }
+        if self.variant == Variant::Ns2 && self.inference_rtts.fract() != 0.0 {
+            return Err(("inference_rtts", format!("the ns2 variant takes a whole number of round trips (its time-out is 3 * rtt in ms), got {}", self.inference_rtts)));
         }
         Ok(())
     }
@@ -118,6 +137,7 @@ impl TcpLpParams {
 pub enum TcpLp {
     Paper(Paper),
     Reference(Reference),
+    Ns2(Ns2),
 }
 
 impl WindowProtocol for TcpLp {
@@ -130,7 +150,8 @@ impl WindowProtocol for TcpLp {
             None | Some("paper") => Variant::Paper,
             Some("ns3") => Variant::Ns3,
             Some("linux") => Variant::Linux,
-            Some(other) => return err(t.key_path("variant"), format!("expected \"paper\", \"ns3\" or \"linux\", got {other:?}")),
+            Some("ns2") => Variant::Ns2,
+            Some(other) => return err(t.key_path("variant"), format!("expected \"paper\", \"ns3\", \"linux\" or \"ns2\", got {other:?}")),
         };
         let p = TcpLpParams {
             variant,
@@ -149,6 +170,7 @@ impl WindowProtocol for TcpLp {
         match p.variant {
             Variant::Paper => TcpLp::Paper(Paper::new(p)),
             Variant::Ns3 | Variant::Linux => TcpLp::Reference(Reference::new(p)),
+            Variant::Ns2 => TcpLp::Ns2(Ns2::new((p.delta * 100.0).round() as u64, p.inference_rtts as u64)),
         }
     }
 }
@@ -159,6 +181,7 @@ impl CongestionControl for TcpLp {
         match self {
             TcpLp::Paper(c) => c.on_ack(w, ack),
             TcpLp::Reference(c) => c.on_ack(w, ack),
+            TcpLp::Ns2(c) => c.on_ack(w, ack),
         }
     }
 
@@ -169,8 +192,34 @@ impl CongestionControl for TcpLp {
         match self {
             TcpLp::Paper(c) => c.growth.on_congestion(event),
             TcpLp::Reference(c) => c.growth.on_congestion(event),
+            TcpLp::Ns2(c) => return c.on_congestion(w, event),
         }
         reno_ssthresh(w, event, flight)
+    }
+
+    /// The delay inference (absent before the first one-way delay sample): the
+    /// smoothed one-way delay, the minimum and maximum the threshold is built
+    /// from, the threshold d_min + δ·(d_max − d_min), whether the smoothed delay
+    /// is above it (early congestion, 1 or 0), and what remains of the inference
+    /// time-out after the latest indication (0 outside it: a new indication
+    /// halves the window, inside it one sets the window to one segment).
+    fn observe(&self, _w: &Window, now: SimTime, vars: &mut StateVars) {
+        let ms = |x: u32| x as f64 * 1e-3;
+        let (sowd, min, max, threshold, end) = match self {
+            TcpLp::Paper(c) if c.sampled => (c.sowd * 1e-9, c.owd_min * 1e-9, c.owd_max * 1e-9, c.threshold * 1e-9, c.inference_end()),
+            TcpLp::Reference(c) if c.sowd != 0 => {
+                let threshold = c.owd_min.wrapping_add(c.pct.wrapping_mul(c.owd_max.wrapping_sub(c.owd_min)) / 100);
+                (c.sowd as f64 / 8e3, ms(c.owd_min), ms(c.owd_max), ms(threshold), c.last_drop.map(|t| t + c.inference))
+            }
+            TcpLp::Ns2(c) => return c.observe(now, vars),
+            _ => return,
+        };
+        vars.put("tcp_lp.smoothed_owd_s", sowd);
+        vars.put("tcp_lp.owd_min_s", min);
+        vars.put("tcp_lp.owd_max_s", max);
+        vars.put("tcp_lp.threshold_s", threshold);
+        vars.put("tcp_lp.early_congestion", (sowd > threshold) as u8 as f64);
+        vars.put("tcp_lp.inference_left_s", end.map_or(0.0, |e| e.0.saturating_sub(now.0) as f64 * 1e-9));
     }
 }
 
@@ -940,7 +989,12 @@ mod tests {
         assert_eq!(read(json!({"gain": 0})).unwrap_err(), "traffic[0].cc.gain: expected a number above 0 and at most 1, got 0");
         assert_eq!(read(json!({"inference_rtts": -1})).unwrap_err(), "traffic[0].cc.inference_rtts: expected a number from 0 to 1000, got -1");
         assert_eq!(read(json!({"variant": "linux"})).unwrap().variant, Variant::Linux);
-        assert_eq!(read(json!({"variant": "ns2"})).unwrap_err(), "traffic[0].cc.variant: expected \"paper\", \"ns3\" or \"linux\", got \"ns2\"");
+        assert_eq!(read(json!({"variant": "ns2"})).unwrap().variant, Variant::Ns2);
+        assert_eq!(read(json!({"variant": "ns-2"})).unwrap_err(), "traffic[0].cc.variant: expected \"paper\", \"ns3\", \"linux\" or \"ns2\", got \"ns-2\"");
+        assert_eq!(
+            read(json!({"variant": "ns2", "inference_rtts": 2.5})).unwrap_err(),
+            "traffic[0].cc.inference_rtts: the ns2 variant takes a whole number of round trips (its time-out is 3 * rtt in ms), got 2.5"
+        );
         assert_eq!(
             read(json!({"variant": "ns3", "gain": 0.25})).unwrap_err(),
             "traffic[0].cc.gain: the ns3 variant smooths with a fixed gain of 1/8 (0.125), got 0.25"

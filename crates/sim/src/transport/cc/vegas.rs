@@ -21,17 +21,42 @@
 //! or after a timeout until the data outstanding at the timeout is acknowledged,
 //! Vegas is off and the window follows NewReno, as ns-3 switches Vegas off outside
 //! its `CA_OPEN` state. Every difference from ns-3 is listed in docs/protocols.md.
+mod ns2;
+
 use super::newreno::reno_ssthresh;
-use super::{Ack, Congestion, CongestionControl, RenoGrowth, Window, WindowProtocol};
+use super::{Ack, Congestion, CongestionControl, FastRecovery, RenoGrowth, Window, WindowProtocol};
+use ns2::Ns2Vegas;
 use crate::engine::SimTime;
 use crate::settings::{err, Result, Table};
+use crate::transport::state::StateVars;
 use serde::{Deserialize, Serialize};
 
+/// Which rule set runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// ns-3 3.44's TcpVegas (and Linux's design): the default.
+    #[default]
+    Ns3,
+    /// ns-2.35's Agent/TCP/Vegas (`vegas/ns2.rs`).
+    Ns2,
+}
+
+impl Variant {
+    fn is_ns3(&self) -> bool {
+        *self == Variant::Ns3
+    }
+}
+
 /// Vegas' thresholds, in packets (segments). Defaults are ns-3's (and Linux's):
-/// `alpha = 2`, `beta = 4`, `gamma = 1`.
+/// `alpha = 2`, `beta = 4`, `gamma = 1`; ns-2's with `variant = "ns2"`: 1, 3, 1.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, try_from = "RawVegasParams")]
 pub struct VegasParams {
+    /// `"ns3"` (the default; not written in the canonical form, which then reads
+    /// as configurations written before the key existed) or `"ns2"`.
+    #[serde(default, skip_serializing_if = "Variant::is_ns3")]
+    pub variant: Variant,
     /// Below this many packets queued (diff), grow the window by one packet per RTT.
     pub alpha: f64,
     /// Above this many, shrink it by one packet per RTT.
@@ -42,7 +67,14 @@ pub struct VegasParams {
 
 impl Default for VegasParams {
     fn default() -> Self {
-        VegasParams { alpha: 2.0, beta: 4.0, gamma: 1.0 }
+        VegasParams { variant: Variant::Ns3, alpha: 2.0, beta: 4.0, gamma: 1.0 }
+    }
+}
+
+impl VegasParams {
+    /// ns-2.35's defaults (`v_alpha_ 1`, `v_beta_ 3`, `v_gamma_ 1`, ns-default.tcl:1086-1088).
+    pub fn ns2() -> Self {
+        VegasParams { variant: Variant::Ns2, alpha: 1.0, beta: 3.0, gamma: 1.0 }
     }
 }
 
@@ -50,6 +82,8 @@ impl Default for VegasParams {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawVegasParams {
+    #[serde(default)]
+    variant: Variant,
     alpha: f64,
     beta: f64,
     gamma: f64,
@@ -58,7 +92,7 @@ struct RawVegasParams {
 impl TryFrom<RawVegasParams> for VegasParams {
     type Error = String;
     fn try_from(r: RawVegasParams) -> std::result::Result<Self, String> {
-        let p = VegasParams { alpha: r.alpha, beta: r.beta, gamma: r.gamma };
+        let p = VegasParams { variant: r.variant, alpha: r.alpha, beta: r.beta, gamma: r.gamma };
         p.check().map_err(|(key, msg)| format!("{key}: {msg}"))?;
         Ok(p)
     }
@@ -78,6 +112,14 @@ impl VegasParams {
         }
         if !(self.gamma.is_finite() && self.gamma >= 0.0) {
             return Err(("gamma", format!("expected a non-negative number of packets, got {}", self.gamma)));
+        }
+        if self.variant == Variant::Ns2 {
+            // ns-2's thresholds are C ints compared with a whole delta.
+            for (key, v) in [("alpha", self.alpha), ("beta", self.beta), ("gamma", self.gamma)] {
+                if v.fract() != 0.0 {
+                    return Err((key, format!("the ns2 variant takes whole packets (ns-2's v_{key}_ is an int), got {v}")));
+                }
+            }
         }
         Ok(())
     }
@@ -100,9 +142,16 @@ enum Phase {
     Loss,
 }
 
-/// TCP Vegas.
+/// TCP Vegas (`protocol = "vegas"`): ns-3's rules or ns-2's.
 #[derive(Clone, Debug)]
-pub struct Vegas {
+pub enum Vegas {
+    Ns3(Ns3Vegas),
+    Ns2(Ns2Vegas),
+}
+
+/// TCP Vegas with ns-3's rules (`variant = "ns3"`, the default).
+#[derive(Clone, Debug)]
+pub struct Ns3Vegas {
     alpha: f64,
     beta: f64,
     gamma: f64,
@@ -129,10 +178,15 @@ impl WindowProtocol for Vegas {
     const NAME: &'static str = "vegas";
     type Params = VegasParams;
 
-    /// `cc = { alpha = 2, beta = 4, gamma = 1 }` (packets; each optional).
+    /// `cc = { variant = "ns3", alpha = 2, beta = 4, gamma = 1 }` (packets; each
+    /// optional; `variant = "ns2"` has the defaults 1, 3, 1).
     fn read(mut t: Table) -> Result<VegasParams> {
-        let d = VegasParams::default();
-        let p = VegasParams { alpha: t.or("alpha", d.alpha)?, beta: t.or("beta", d.beta)?, gamma: t.or("gamma", d.gamma)? };
+        let d = match t.get::<String>("variant")?.as_deref() {
+            None | Some("ns3") => VegasParams::default(),
+            Some("ns2") => VegasParams::ns2(),
+            Some(other) => return err(t.key_path("variant"), format!("expected \"ns3\" or \"ns2\", got {other:?}")),
+        };
+        let p = VegasParams { variant: d.variant, alpha: t.or("alpha", d.alpha)?, beta: t.or("beta", d.beta)?, gamma: t.or("gamma", d.gamma)? };
         if let Err((key, msg)) = p.check() {
             return err(t.key_path(key), msg);
         }
@@ -141,7 +195,67 @@ impl WindowProtocol for Vegas {
     }
 
     fn new(p: &VegasParams) -> Self {
-        Vegas {
+        match p.variant {
+            Variant::Ns3 => Vegas::Ns3(Ns3Vegas::new(p)),
+            Variant::Ns2 => Vegas::Ns2(Ns2Vegas::new(p.alpha as i64, p.beta as i64, p.gamma as i64)),
+        }
+    }
+}
+
+impl CongestionControl for Vegas {
+    #[inline]
+    fn on_start(&mut self, w: &mut Window, now: SimTime) {
+        if let Vegas::Ns2(v) = self {
+            v.on_start(now);
+        }
+        let _ = w;
+    }
+
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        match self {
+            Vegas::Ns3(v) => v.on_ack(w, ack),
+            Vegas::Ns2(v) => v.on_ack(w, ack),
+        }
+    }
+
+    #[inline]
+    fn on_congestion(&mut self, w: &Window, event: Congestion, flight: u64) -> u64 {
+        match self {
+            Vegas::Ns3(v) => v.on_congestion(w, event, flight),
+            Vegas::Ns2(v) => v.on_congestion(w, event),
+        }
+    }
+
+    #[inline]
+    fn on_sent(&mut self, now: SimTime, bytes: u64, retransmission: bool) {
+        if let Vegas::Ns3(v) = self {
+            v.on_sent(now, bytes, retransmission);
+        }
+    }
+
+    fn observe(&self, w: &Window, now: SimTime, vars: &mut StateVars) {
+        match self {
+            Vegas::Ns3(v) => v.observe(w, now, vars),
+            Vegas::Ns2(v) => v.observe(vars),
+        }
+    }
+
+    /// ns-2's Vegas leaves recovery at the first ACK of new data (its own
+    /// Reno-style inflation and deflation, tcp-vegas.cc:159-164, 399-405).
+    #[inline]
+    fn fast_recovery(&self) -> FastRecovery {
+        match self {
+            Vegas::Ns3(_) => FastRecovery::NewReno,
+            Vegas::Ns2(_) => FastRecovery::Reno,
+        }
+    }
+}
+
+impl Ns3Vegas {
+    /// A controller for one connection.
+    pub fn new(p: &VegasParams) -> Self {
+        Ns3Vegas {
             alpha: p.alpha,
             beta: p.beta,
             gamma: p.gamma,
@@ -171,7 +285,7 @@ fn vegas_ssthresh(w: &Window) -> u64 {
     w.ssthresh.min(w.cwnd.saturating_sub(w.mss)).max(2 * w.mss)
 }
 
-impl Vegas {
+impl Ns3Vegas {
     /// Vegas' diff for a window of `segments` packets: the packets the flow keeps
     /// queued, cwnd · (RTT − BaseRTT) / RTT (paper §III-B: (Expected − Actual) ·
     /// BaseRTT, Expected = cwnd/BaseRTT, Actual = cwnd/RTT), with RTT the smallest
@@ -245,7 +359,7 @@ impl Vegas {
     }
 }
 
-impl CongestionControl for Vegas {
+impl CongestionControl for Ns3Vegas {
     #[inline]
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
         // ns-3's PktsAcked, Linux's tcp_vegas_pkts_acked: every RTT sample feeds both minima
@@ -302,6 +416,20 @@ impl CongestionControl for Vegas {
             self.snd_max += bytes;
         }
     }
+
+    /// BaseRTT, the round's smallest RTT sample and the diff they give for the
+    /// window now (packets queued, compared with α and β once per round; absent
+    /// before the round's first sample), and whether Vegas is on (1: CA_OPEN).
+    fn observe(&self, w: &Window, _now: SimTime, vars: &mut StateVars) {
+        vars.put("vegas.on", (self.phase == Phase::Open) as u8 as f64);
+        if self.base_rtt != u64::MAX {
+            vars.put("vegas.base_rtt_s", self.base_rtt as f64 * 1e-9);
+        }
+        if self.min_rtt != u64::MAX {
+            vars.put("vegas.min_rtt_s", self.min_rtt as f64 * 1e-9);
+            vars.put("vegas.diff_packets", self.diff(w.cwnd / w.mss));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -325,13 +453,13 @@ mod tests {
         }
     }
 
-    fn vegas() -> Vegas {
-        Vegas::new(&VegasParams::default())
+    fn vegas() -> Ns3Vegas {
+        Ns3Vegas::new(&VegasParams::default())
     }
 
     /// A Vegas in congestion avoidance whose current round ends at byte 1000, with
     /// BaseRTT `base` ms and three samples of `rtt` ms in the round.
-    fn in_round(base: u64, rtt: u64) -> Vegas {
+    fn in_round(base: u64, rtt: u64) -> Ns3Vegas {
         let mut v = vegas();
         v.base_rtt = base * MS;
         v.min_rtt = rtt * MS;
@@ -347,7 +475,7 @@ mod tests {
     }
 
     fn decide_with(p: &VegasParams, segments: u64, base: u64, rtt: u64) -> u64 {
-        let mut v = Vegas::new(p);
+        let mut v = Ns3Vegas::new(p);
         (v.base_rtt, v.min_rtt, v.cnt_rtt, v.beg_snd_nxt) = (base * MS, rtt * MS, 3, 1000);
         let mut w = Window { cwnd: segments * MSS, ssthresh: 2 * MSS, mss: MSS };
         v.on_ack(&mut w, &ack(MSS, None, 1000, 50_000));
@@ -380,7 +508,7 @@ mod tests {
         assert_eq!(decide(20, 100, 126), 19); // diff 4.13 > beta
         assert_eq!(decide(20, 100, 200), 19); // diff 10: still one packet per RTT
         // Other thresholds move the boundaries: alpha = 1, beta = 3.
-        let p = VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0 };
+        let p = VegasParams { variant: Variant::Ns3, alpha: 1.0, beta: 3.0, gamma: 1.0 };
         assert_eq!(decide_with(&p, 20, 100, 104), 21); // diff 0.77 < 1
         assert_eq!(decide_with(&p, 20, 100, 115), 20); // diff 2.61 ∈ [1, 3]
         assert_eq!(decide_with(&p, 20, 100, 118), 19); // diff 3.05 > 3
@@ -440,7 +568,7 @@ mod tests {
         v.on_ack(&mut w, &ack(MSS, Some(125), 35_000, 48_000));
         assert_eq!((w.cwnd, w.ssthresh), (13 * MSS, 12 * MSS));
         // With gamma = 3 the same round (diff = 3) would have stayed in slow start.
-        let mut v = Vegas::new(&VegasParams { alpha: 2.0, beta: 4.0, gamma: 3.0 });
+        let mut v = Ns3Vegas::new(&VegasParams { variant: Variant::Ns3, alpha: 2.0, beta: 4.0, gamma: 3.0 });
         (v.base_rtt, v.min_rtt, v.cnt_rtt, v.beg_snd_nxt) = (100 * MS, 125 * MS, 3, 1000);
         let mut w = Window { cwnd: 15 * MSS, ssthresh: u64::MAX, mss: MSS };
         v.on_ack(&mut w, &ack(MSS, None, 1000, 20_000));
@@ -506,14 +634,21 @@ mod tests {
 
     #[test]
     fn parameters_are_typed_and_checked() {
-        assert_eq!(read(json!({})).unwrap(), VegasParams { alpha: 2.0, beta: 4.0, gamma: 1.0 });
-        assert_eq!(read(json!({"alpha": 1, "beta": 3.5, "gamma": 0})).unwrap(), VegasParams { alpha: 1.0, beta: 3.5, gamma: 0.0 });
+        assert_eq!(read(json!({})).unwrap(), VegasParams { variant: Variant::Ns3, alpha: 2.0, beta: 4.0, gamma: 1.0 });
+        assert_eq!(read(json!({"alpha": 1, "beta": 3.5, "gamma": 0})).unwrap(), VegasParams { variant: Variant::Ns3, alpha: 1.0, beta: 3.5, gamma: 0.0 });
         assert_eq!(read(json!({"alpha": 0})).unwrap_err(), "traffic[0].cc.alpha: expected a positive number of packets, got 0");
         assert_eq!(read(json!({"alpha": 5})).unwrap_err(), "traffic[0].cc.beta: expected a number of packets at least alpha (5), got 4");
         assert_eq!(read(json!({"gamma": -1})).unwrap_err(), "traffic[0].cc.gamma: expected a non-negative number of packets, got -1");
         assert_eq!(read(json!({"alpha": "nan"})).unwrap_err(), "traffic[0].cc.alpha: expected a finite number, got nan");
         assert_eq!(read(json!({"beta": "4"})).unwrap_err(), "traffic[0].cc.beta: expected a number, got \"4\"");
-        assert!(read(json!({"alfa": 2})).unwrap_err().starts_with("traffic[0].cc.alfa: unknown key (did you mean `alpha`?); the vegas controller takes: alpha, beta, gamma"));
+        assert!(read(json!({"alfa": 2})).unwrap_err().starts_with("traffic[0].cc.alfa: unknown key (did you mean `alpha`?); the vegas controller takes: variant, alpha, beta, gamma"));
+        // ns-2's variant: its defaults, whole packets.
+        assert_eq!(read(json!({"variant": "ns2"})).unwrap(), VegasParams::ns2());
+        assert_eq!(read(json!({"variant": "ns2", "beta": 4})).unwrap(), VegasParams { beta: 4.0, ..VegasParams::ns2() });
+        assert_eq!(read(json!({"variant": "ns2", "alpha": 1.5})).unwrap_err(), "traffic[0].cc.alpha: the ns2 variant takes whole packets (ns-2's v_alpha_ is an int), got 1.5");
+        assert_eq!(read(json!({"variant": "ns1"})).unwrap_err(), "traffic[0].cc.variant: expected \"ns3\" or \"ns2\", got \"ns1\"");
+        assert_eq!(serde_json::to_value(VegasParams::ns2()).unwrap(), json!({"variant": "ns2", "alpha": 1.0, "beta": 3.0, "gamma": 1.0}));
+        assert_eq!(serde_json::to_value(VegasParams::default()).unwrap(), json!({"alpha": 2.0, "beta": 4.0, "gamma": 1.0}));
         // The canonical form is checked when read back too.
         let bad: std::result::Result<VegasParams, _> = serde_json::from_value(json!({"alpha": 3.0, "beta": 1.0, "gamma": 1.0}));
         assert!(bad.unwrap_err().to_string().starts_with("beta: expected a number of packets at least alpha (3), got 1"));

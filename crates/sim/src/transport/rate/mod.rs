@@ -31,6 +31,7 @@ use crate::engine::SimTime;
 use crate::net::Packet;
 use cclab_rng::Xoshiro256pp;
 use crate::settings::{Result, ScenarioError, Table, Value};
+use crate::transport::state::StateVars;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt::Debug;
@@ -75,6 +76,23 @@ pub trait RateControl {
     fn take_probe(&mut self) -> Option<u32> {
         None
     }
+    /// A controller that times its own datagrams (ns-2's TFRC schedules each one
+    /// after the previous and sends at once on some reports): when the next one
+    /// leaves (`SimTime::MAX`: not now). None: the pacer's schedule at `rate_bps`.
+    fn next_send(&self) -> Option<SimTime> {
+        None
+    }
+    /// A datagram left at `now` (for controllers that time their own).
+    fn on_sent(&mut self, _now: SimTime) {}
+    /// A protocol's own header field, which every datagram carries in
+    /// `Packet::sack` (ns-2's TFRC: round id, tzero, urgent flag). Zero: none.
+    fn header_field(&self) -> u32 {
+        0
+    }
+    /// Report the controller's own state for a trace (TFRC's X, p and X_recv):
+    /// `vars.put("protocol.quantity_unit", value)`. Called only for traced flows;
+    /// the sending rate and the RTT estimate are traced without it.
+    fn observe(&self, _vars: &mut StateVars) {}
 }
 
 /// A rate-based protocol: a rate controller with a name and typed parameters.
@@ -127,6 +145,18 @@ impl<T: RateControl> RateControl for Box<T> {
     fn take_probe(&mut self) -> Option<u32> {
         (**self).take_probe()
     }
+    fn next_send(&self) -> Option<SimTime> {
+        (**self).next_send()
+    }
+    fn on_sent(&mut self, now: SimTime) {
+        (**self).on_sent(now)
+    }
+    fn header_field(&self) -> u32 {
+        (**self).header_field()
+    }
+    fn observe(&self, vars: &mut StateVars) {
+        (**self).observe(vars)
+    }
 }
 
 impl<T: RateProtocol> RateProtocol for Box<T> {
@@ -148,6 +178,8 @@ impl<T: RateProtocol> RateProtocol for Box<T> {
 pub enum Receiver {
     /// RFC 5348's receiver, shared by TFRC, TFCBR and RDTF.
     Tfrc(tfrc::TfrcReceiver),
+    /// ns-2.35's TFRCSink (TFRC's `variant = "ns2"`).
+    TfrcNs2(Box<tfrc::Ns2Receiver>),
     /// RCP's: every datagram answered with its rate field.
     Rcp(rcp::RcpReceiver),
 }
@@ -157,6 +189,7 @@ impl FeedbackReceiver for Receiver {
     fn on_data(&mut self, now: SimTime, pkt: &Packet) -> Option<Report> {
         match self {
             Receiver::Tfrc(r) => r.on_data(now, pkt),
+            Receiver::TfrcNs2(r) => r.on_data(now, pkt),
             Receiver::Rcp(r) => r.on_data(now, pkt),
         }
     }
@@ -164,6 +197,7 @@ impl FeedbackReceiver for Receiver {
     fn deadline(&self) -> Option<SimTime> {
         match self {
             Receiver::Tfrc(r) => r.deadline(),
+            Receiver::TfrcNs2(r) => r.deadline(),
             Receiver::Rcp(r) => r.deadline(),
         }
     }
@@ -171,6 +205,7 @@ impl FeedbackReceiver for Receiver {
     fn on_deadline(&mut self, now: SimTime) -> Option<Report> {
         match self {
             Receiver::Tfrc(r) => r.on_deadline(now),
+            Receiver::TfrcNs2(r) => r.on_deadline(now),
             Receiver::Rcp(r) => r.on_deadline(now),
         }
     }
@@ -238,6 +273,11 @@ macro_rules! rate_protocols {
             pub fn has_feedback(&self) -> bool {
                 self.receiver(1500).is_some()
             }
+            /// Whether its datagrams carry a header field of their own in
+            /// `Packet::sack` (where RCP links write their rate).
+            pub fn header_in_sack(&self) -> bool {
+                !matches!(self.name(), "rcp") && self.make().header_field() != 0
+            }
         }
 
         impl RateControl for RateCc {
@@ -284,6 +324,26 @@ macro_rules! rate_protocols {
             fn take_probe(&mut self) -> Option<u32> {
                 match self {
                     $(RateCc::$variant(c) => c.take_probe(),)*
+                }
+            }
+            fn next_send(&self) -> Option<SimTime> {
+                match self {
+                    $(RateCc::$variant(c) => c.next_send(),)*
+                }
+            }
+            fn on_sent(&mut self, now: SimTime) {
+                match self {
+                    $(RateCc::$variant(c) => c.on_sent(now),)*
+                }
+            }
+            fn header_field(&self) -> u32 {
+                match self {
+                    $(RateCc::$variant(c) => c.header_field(),)*
+                }
+            }
+            fn observe(&self, vars: &mut StateVars) {
+                match self {
+                    $(RateCc::$variant(c) => c.observe(vars),)*
                 }
             }
         }

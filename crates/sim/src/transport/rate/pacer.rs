@@ -123,7 +123,7 @@ impl RateSender {
     }
 
     fn sync_send_timer(&mut self) {
-        let next = self.pacer.next();
+        let next = self.cc.next_send().unwrap_or_else(|| self.pacer.next());
         if next < self.stop && self.sent < self.total {
             self.send_timer.set(next);
         } else {
@@ -138,14 +138,15 @@ impl RateSender {
             None => self.cc_timer.stop(),
         }
         self.rtt = rtt_field(self.cc.rtt());
-        self.request = self.cc.rate_request().map_or(0, |r| field_of(r as f32));
+        self.request = self.cc.rate_request().map_or_else(|| self.cc.header_field(), |r| field_of(r as f32));
     }
 
     /// The sender has sent its last datagram: its flow's bytes are all out, or its
     /// next datagram would leave at or after the class's stop. (A sender paused at
     /// rate 0 is not done: its controller may resume it.)
     pub fn done(&self) -> bool {
-        self.sent >= self.total || (!self.send_timer.is_set() && self.pacer.next() != SimTime::MAX)
+        let next = self.cc.next_send().unwrap_or_else(|| self.pacer.next());
+        self.sent >= self.total || (!self.send_timer.is_set() && next != SimTime::MAX)
     }
 
     /// The datagram due at `now` (the send timer fired); the next one is scheduled.
@@ -154,6 +155,7 @@ impl RateSender {
         let pkt = self.datagram(now, bytes, bytes);
         self.sent += 1;
         self.pacer.sent();
+        self.cc.on_sent(now);
         self.sync_send_timer();
         pkt
     }

@@ -23,6 +23,7 @@ use crate::engine::SimTime;
 use crate::net::queue::rcp::{rate_field, read_time};
 use crate::net::Packet;
 use crate::settings::{Result, Table};
+use crate::transport::state::StateVars;
 use serde::{Deserialize, Serialize};
 
 /// Bytes of a SYN or REF probe on the wire: a header (ns-2 `RCP_HDR_BYTES`, 40).
@@ -152,6 +153,13 @@ impl RateControl for Rcp {
 
     fn rate_request(&self) -> Option<f64> {
         Some(f64::INFINITY)
+    }
+
+    /// The smallest RTT seen (absent before the first feedback).
+    fn observe(&self, vars: &mut StateVars) {
+        if self.min_rtt != SimTime::MAX {
+            vars.put("rcp.min_rtt_s", self.min_rtt.as_secs_f64());
+        }
     }
 }
 

@@ -26,6 +26,7 @@ use super::tfrc::{TfrcParams, TfrcReceiver, TfrcSender, T_MBI};
 use super::{FlowStart, RateControl, RateProtocol, Receiver};
 use crate::engine::SimTime;
 use crate::settings::{err, Duration, Result, Table};
+use crate::transport::state::StateVars;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -89,7 +90,7 @@ impl TfcbrParams {
 
     /// The TFRC underneath.
     pub fn tfrc(&self) -> TfrcParams {
-        TfrcParams { q: self.q, discounting: self.discounting, oscillation_reduction: self.oscillation_reduction }
+        TfrcParams { q: self.q, discounting: self.discounting, oscillation_reduction: self.oscillation_reduction, ..TfrcParams::default() }
     }
 
     /// `alpha`, `beta` (defaults given) and TFRC's keys.
@@ -220,6 +221,11 @@ impl<const RDTF: bool> RateControl for Tfcbr<RDTF> {
     #[inline]
     fn rtt(&self) -> Option<SimTime> {
         self.0.tfrc.rtt()
+    }
+    /// TFRC's variables, and the TCP-rate estimates averaged over the last β.
+    fn observe(&self, vars: &mut StateVars) {
+        self.0.tfrc.observe(vars);
+        vars.put("tfcbr.estimates", self.0.estimates.len() as f64);
     }
 }
 

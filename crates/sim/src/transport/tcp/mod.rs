@@ -15,6 +15,7 @@
 //! `sender.rs`, the receiving side in `receiver.rs`; the simulator moves the
 //! packets between them. The congestion controller (`transport::cc`) only steers
 //! the window. Timers are [`Timer`] deadlines the simulator turns into events.
+mod observe;
 mod params;
 mod prr;
 mod ranges;
@@ -24,6 +25,8 @@ mod scoreboard;
 mod selective;
 mod sender;
 
+pub use observe::RecoveryState;
+pub use sack::SackRecord;
 pub use params::{PartialAckTimer, Preset, Recovery as RecoveryRule, TcpParams, MAX_PACKET_BYTES};
 
 use super::cc::{Cc, Window};
@@ -52,8 +55,11 @@ struct Recovery {
 #[derive(Clone, Debug)]
 pub struct Tcp {
     pub ep: Endpoints,
-    /// Bytes to transfer (u64::MAX: a long-lived flow that always has data).
+    /// Sequence bytes to transfer: the flow's bytes after `syn` (u64::MAX: a
+    /// long-lived flow that always has data).
     pub size: u64,
+    /// Sequence bytes of a SYN sent as segment 0 (`tcp.syn_segment`): one MSS, or 0.
+    pub syn: u64,
     // --- sender
     pub snd_una: u64,
     pub snd_nxt: u64,
@@ -74,6 +80,9 @@ pub struct Tcp {
     /// The controller's own deadline.
     pub cc_timer: Timer,
     pub retransmits: u32,
+    /// The end of the highest segment ever retransmitted: an ACK that moves
+    /// `snd_una` from below it acknowledges retransmitted data.
+    retx_high: u64,
     pub timeouts: u32,
     /// The SYN-ACK has arrived (from the start without a handshake); no data before.
     pub established: bool,
@@ -99,9 +108,12 @@ impl Tcp {
     /// A connection at sequence 0; `open` starts it.
     pub fn new(ep: Endpoints, size: u64, cc: Cc, p: &TcpParams) -> Tcp {
         let mss = p.mss as u64;
+        let syn = if p.syn_segment { mss } else { 0 };
+        let size = size.saturating_add(syn);
         Tcp {
             ep,
             size,
+            syn,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -116,6 +128,7 @@ impl Tcp {
             rto_timer: Timer::default(),
             cc_timer: Timer::default(),
             retransmits: 0,
+            retx_high: 0,
             timeouts: 0,
             established: !p.handshake,
             byte_counting: p.byte_counting,
@@ -145,6 +158,12 @@ impl Tcp {
         self.rcv_nxt >= self.size
     }
 
+    /// The flow's bytes the receiver holds in order (the SYN's segment excluded).
+    #[inline]
+    pub fn bytes_received(&self) -> u64 {
+        self.rcv_nxt.saturating_sub(self.syn)
+    }
+
     /// The sender is in fast recovery.
     pub fn in_recovery(&self) -> bool {
         self.recovery.active
@@ -170,7 +189,7 @@ impl Tcp {
             flow: self.ep.flow,
             conn: self.ep.conn,
             len: 0,
-            size: p.header_bytes(),
+            size: p.control_bytes(),
             route,
             hop: 0,
             flags,

@@ -30,6 +30,19 @@ pub enum Recovery {
     Prr,
 }
 
+/// Which segments carry the timestamp option, and its size (`option_sizes`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OptionSizes {
+    /// RFC 7323: 12 bytes (10, padded to a multiple of 4) on every segment.
+    #[default]
+    Rfc7323,
+    /// ns-2.35: `ts_option_size_` 10 bytes on data segments only
+    /// (`TcpAgent::headersize`, tcp.cc:634); a SYN is `tcpip_base_hdr_size_`
+    /// (tcp.cc:705) and a TCPSink's ACK its `packetSize_` of 40 bytes.
+    Ns2,
+}
+
 /// A named set of TCP parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Preset {
@@ -92,6 +105,15 @@ pub struct TcpParams {
     /// them instead of dropping them (the receiver echoes CE and the sender
     /// answers ECN-Echo whatever this says).
     pub ecn: bool,
+    // --- ns-2.35's Agent/TCP/Linux (docs/protocols.md, TCP-LP's `ns2` variant)
+    /// The SYN is segment 0, sent with the data of the initial window: ns-2's
+    /// one-way agents with `syn_ true` and `delay_growth_ false` (Agent/TCP/Linux's
+    /// default). It takes one segment of sequence space and of the window but
+    /// only a header on the wire, and is acknowledged (and lost, and resent) as
+    /// data; the flow's bytes follow it.
+    pub syn_segment: bool,
+    /// The timestamp option's bytes on data segments and on the others.
+    pub option_sizes: OptionSizes,
 }
 
 impl Default for TcpParams {
@@ -116,6 +138,8 @@ impl Default for TcpParams {
             timestamps: false,
             rescue_retransmission: true,
             ecn: false,
+            syn_segment: false,
+            option_sizes: OptionSizes::Rfc7323,
         }
     }
 }
@@ -160,6 +184,8 @@ impl Preset {
                 timestamps: true,
                 rescue_retransmission: false,
                 ecn: false,
+                syn_segment: false,
+                option_sizes: OptionSizes::Rfc7323,
             },
             // Linux 6.x: MSS 1448 with timestamps on a 1500-byte MTU, initial window
             // 10 (RFC 6928), receive buffer autotuning (no fixed window), TCP_RTO_MIN
@@ -190,6 +216,8 @@ impl Preset {
                 timestamps: true,
                 rescue_retransmission: false,
                 ecn: false,
+                syn_segment: false,
+                option_sizes: OptionSizes::Rfc7323,
             },
         }
     }
@@ -202,11 +230,25 @@ impl TcpParams {
         self.receive_window.unwrap_or(u64::MAX)
     }
 
-    /// Header bytes of every packet: the IP + TCP header and, with timestamps,
-    /// the 12 bytes of the option (10, padded to a multiple of 4).
+    /// Header bytes of every data packet: the IP + TCP header and, with
+    /// timestamps, the option (`option_sizes`).
     #[inline]
     pub fn header_bytes(&self) -> u32 {
-        self.header.saturating_add(if self.timestamps { 12 } else { 0 })
+        let option = match (self.timestamps, self.option_sizes) {
+            (false, _) => 0,
+            (true, OptionSizes::Rfc7323) => 12,
+            (true, OptionSizes::Ns2) => 10,
+        };
+        self.header.saturating_add(option)
+    }
+
+    /// Bytes of a header-only packet (ACK, SYN, SYN-ACK; SACK blocks come on top).
+    #[inline]
+    pub fn control_bytes(&self) -> u32 {
+        match self.option_sizes {
+            OptionSizes::Rfc7323 => self.header_bytes(),
+            OptionSizes::Ns2 => self.header,
+        }
     }
 
     /// Bytes on the wire of a full-sized data segment.
@@ -265,6 +307,9 @@ impl TcpParams {
         if self.recovery == Recovery::Prr && !self.sack {
             return fail("recovery", "\"prr\" needs sack = true (without SACK, recovery is NewReno's or Reno's)".into());
         }
+        if self.syn_segment && self.handshake {
+            return fail("syn_segment", "is a SYN sent with the data; it cannot be combined with handshake = true".into());
+        }
         Ok(())
     }
 
@@ -308,6 +353,14 @@ impl TcpParams {
         p.timestamps = t.or("timestamps", p.timestamps)?;
         p.rescue_retransmission = t.or("rescue_retransmission", p.rescue_retransmission)?;
         p.ecn = t.or("ecn", p.ecn)?;
+        p.syn_segment = t.or("syn_segment", p.syn_segment)?;
+        if let Some(v) = t.get::<String>("option_sizes")? {
+            p.option_sizes = match v.as_str() {
+                "rfc7323" => OptionSizes::Rfc7323,
+                "ns2" => OptionSizes::Ns2,
+                other => return err(t.key_path("option_sizes"), format!("expected \"rfc7323\" or \"ns2\", got {other:?}")),
+            };
+        }
         if let Some(v) = t.get::<String>("partial_ack_timer")? {
             p.partial_ack_timer = match v.as_str() {
                 "slow_but_steady" => PartialAckTimer::SlowButSteady,

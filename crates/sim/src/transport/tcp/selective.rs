@@ -90,7 +90,7 @@ impl Tcp {
         let ack = pkt.seq.min(self.snd_max);
         let mss = self.w.mss;
         let pipe_before = self.pipe();
-        let mut sample = self.ack_sample(pkt, now, pipe_before);
+        let mut sample = self.ack_sample(pkt, now, pipe_before, p);
         let was_in_recovery = self.recovery.active;
         let advanced = ack > self.snd_una;
         let acked = ack.saturating_sub(self.snd_una);

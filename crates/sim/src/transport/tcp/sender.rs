@@ -18,6 +18,7 @@ impl Tcp {
         let mut flags = 0;
         if retx {
             self.retransmits += 1;
+            self.retx_high = self.retx_high.max(seq + len);
             flags |= RETX;
         } else {
             if self.cwr_pending {
@@ -45,7 +46,8 @@ impl Tcp {
             flow: self.ep.flow,
             conn: self.ep.conn,
             len: len as u32,
-            size: len as u32 + p.header_bytes(),
+            // An in-window SYN (`syn_segment`) is a header on the wire.
+            size: if seq < self.syn { p.control_bytes() } else { len as u32 + p.header_bytes() },
             route: self.ep.data_route,
             hop: 0,
             flags,
@@ -137,7 +139,7 @@ impl Tcp {
     /// What the controller learns from an ACK, before the ACK is processed;
     /// `in_flight` is the data in the network the window limits (FlightSize, or
     /// pipe with SACK).
-    pub(super) fn ack_sample(&mut self, pkt: &Packet, now: SimTime, in_flight: u64) -> Ack {
+    pub(super) fn ack_sample(&mut self, pkt: &Packet, now: SimTime, in_flight: u64, p: &TcpParams) -> Ack {
         // ACKs arrive in order (FIFO links), each with the receiver's count of
         // CE marks modulo 256: the difference is exact while fewer than 256 marks
         // separate two ACKs (the receiver acknowledges at least every second segment).
@@ -149,6 +151,8 @@ impl Tcp {
             bytes_delivered: 0,
             rtt: None,
             one_way_delay: Some(pkt.one_way_delay()),
+            ts_echo: p.timestamps.then_some(pkt.ts),
+            acks_retransmission: pkt.seq > self.snd_una && self.snd_una < self.retx_high,
             ece: pkt.flags & ECE != 0,
             ce_marks,
             in_recovery: self.recovery.active,
@@ -202,7 +206,7 @@ impl Tcp {
         }
         let ack = pkt.seq.min(self.snd_max);
         let mss = self.w.mss;
-        let mut sample = self.ack_sample(pkt, now, self.snd_max - self.snd_una);
+        let mut sample = self.ack_sample(pkt, now, self.snd_max - self.snd_una, p);
         if ack > self.snd_una {
             let mut restart_timer = true;
             let acked = ack - self.snd_una;

@@ -19,9 +19,11 @@
 //! RFC 5348 for those cases (§4.3 step 4's data-limited branch, §4.4's idle
 //! branches, §8) never apply. docs/protocols.md#tfrc lists every choice.
 pub mod loss;
+mod ns2;
 mod receiver;
 mod sender;
 
+pub use ns2::{Ns2Receiver, Ns2Sender};
 pub use receiver::TfrcReceiver;
 pub use sender::TfrcSender;
 
@@ -32,6 +34,7 @@ use super::feedback::Report;
 use super::{FlowStart, RateControl, RateProtocol, Receiver};
 use crate::engine::SimTime;
 use crate::settings::{err, Result, Table};
+use crate::transport::state::StateVars;
 use serde::{Deserialize, Serialize};
 
 /// t_mbi, the longest the sender waits between datagrams: 64 s (RFC 5348 §4.3).
@@ -76,12 +79,33 @@ pub fn loss_rate_for(s: f64, r: f64, x: f64) -> f64 {
     (0.5 * (lo + hi)).exp()
 }
 
+/// Which TFRC runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// RFC 5348 (the default).
+    #[default]
+    Rfc5348,
+    /// ns-2.35's Agent/TFRC and TFRCSink with their defaults (`ns2/`).
+    Ns2,
+}
+
+impl Variant {
+    fn is_rfc5348(&self) -> bool {
+        *self == Variant::Rfc5348
+    }
+}
+
 /// TFRC's parameters: the RFC's options. b, t_RTO, t_mbi, the eight loss
 /// intervals and their weights, NDUPACK and the discounting threshold are the
 /// RFC's constants.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, try_from = "RawTfrcParams")]
 pub struct TfrcParams {
+    /// `"rfc5348"` (the default; not written in the canonical form) or `"ns2"`,
+    /// which runs ns-2's rules and constants and takes none of the keys below.
+    #[serde(default, skip_serializing_if = "Variant::is_rfc5348")]
+    pub variant: Variant,
     /// q, the weight of the old RTT estimate in the sender's filter
     /// R = q·R + (1 − q)·R_sample (RFC 5348 §4.3 step 2 recommends 0.9), in [0, 1).
     pub q: f64,
@@ -94,13 +118,15 @@ pub struct TfrcParams {
 
 impl Default for TfrcParams {
     fn default() -> Self {
-        TfrcParams { q: 0.9, discounting: false, oscillation_reduction: false }
+        TfrcParams { variant: Variant::Rfc5348, q: 0.9, discounting: false, oscillation_reduction: false }
     }
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawTfrcParams {
+    #[serde(default)]
+    variant: Variant,
     q: f64,
     discounting: bool,
     oscillation_reduction: bool,
@@ -109,7 +135,8 @@ struct RawTfrcParams {
 impl TryFrom<RawTfrcParams> for TfrcParams {
     type Error = String;
     fn try_from(r: RawTfrcParams) -> std::result::Result<Self, String> {
-        TfrcParams::try_from_parts(r.q, r.discounting, r.oscillation_reduction)
+        let p = TfrcParams::try_from_parts(r.q, r.discounting, r.oscillation_reduction)?;
+        Ok(TfrcParams { variant: r.variant, ..p })
     }
 }
 
@@ -124,7 +151,7 @@ impl TfrcParams {
     /// The parameters from their canonical fields, checked.
     pub fn try_from_parts(q: f64, discounting: bool, oscillation_reduction: bool) -> std::result::Result<Self, String> {
         check_q(q).map_err(|m| format!("q: {m}"))?;
-        Ok(TfrcParams { q, discounting, oscillation_reduction })
+        Ok(TfrcParams { variant: Variant::Rfc5348, q, discounting, oscillation_reduction })
     }
 
     /// Read TFRC's keys from a `cc` table (TFCBR and RDTF read them too):
@@ -137,55 +164,121 @@ impl TfrcParams {
         }
         let discounting = t.or("discounting", d.discounting)?;
         let oscillation_reduction = t.or("oscillation_reduction", d.oscillation_reduction)?;
-        Ok(TfrcParams { q, discounting, oscillation_reduction })
+        Ok(TfrcParams { variant: Variant::Rfc5348, q, discounting, oscillation_reduction })
     }
 }
 
-/// A TFRC flow's sending end.
+/// A TFRC flow's sending end: RFC 5348's or ns-2's.
 #[derive(Clone, Debug)]
-pub struct Tfrc(Box<TfrcSender>);
+pub enum Tfrc {
+    Rfc5348(Box<TfrcSender>),
+    Ns2(Box<Ns2Sender>),
+}
 
 impl RateProtocol for Tfrc {
     const NAME: &'static str = "tfrc";
     type Params = TfrcParams;
 
-    /// `cc = { q = 0.9, discounting = false, oscillation_reduction = false }` (all optional).
+    /// `cc = { q = 0.9, discounting = false, oscillation_reduction = false }` (all
+    /// optional), or `cc = { variant = "ns2" }` alone.
     fn read(mut t: Table) -> Result<TfrcParams> {
+        let variant = match t.get::<String>("variant")?.as_deref() {
+            None | Some("rfc5348") => Variant::Rfc5348,
+            Some("ns2") => Variant::Ns2,
+            Some(other) => return err(t.key_path("variant"), format!("expected \"rfc5348\" or \"ns2\", got {other:?}")),
+        };
+        if variant == Variant::Ns2 {
+            // ns-2's choices are fixed: df_ 0.95, discount_ 1, ca_ 1.
+            for key in ["q", "discounting", "oscillation_reduction"] {
+                if t.present(key) {
+                    return err(t.key_path(key), "the ns2 variant runs ns-2's own rules (df_ 0.95, discount_ 1, ca_ 1) and takes no other key");
+                }
+            }
+            t.finish("the tfrc protocol")?;
+            return Ok(TfrcParams { variant, ..TfrcParams::default() });
+        }
         let p = TfrcParams::read_keys(&mut t)?;
         t.finish("the tfrc protocol")?;
         Ok(p)
     }
 
     fn new(p: &TfrcParams) -> Self {
-        Tfrc(Box::new(TfrcSender::new(p)))
+        match p.variant {
+            Variant::Rfc5348 => Tfrc::Rfc5348(Box::new(TfrcSender::new(p))),
+            Variant::Ns2 => Tfrc::Ns2(Box::new(Ns2Sender::new())),
+        }
     }
 
     fn receiver(p: &TfrcParams, packet_bytes: u32) -> Option<Receiver> {
-        Some(Receiver::Tfrc(TfrcReceiver::new(p, packet_bytes)))
+        Some(match p.variant {
+            Variant::Rfc5348 => Receiver::Tfrc(TfrcReceiver::new(p, packet_bytes)),
+            Variant::Ns2 => Receiver::TfrcNs2(Box::new(Ns2Receiver::new(packet_bytes))),
+        })
     }
 }
 
 impl RateControl for Tfrc {
     #[inline]
     fn rate_bps(&self) -> f64 {
-        8.0 * self.0.rate()
+        8.0 * match self {
+            Tfrc::Rfc5348(s) => s.rate(),
+            Tfrc::Ns2(s) => s.rate(),
+        }
     }
     #[inline]
     fn deadline(&self) -> Option<SimTime> {
-        self.0.deadline()
+        match self {
+            Tfrc::Rfc5348(s) => s.deadline(),
+            Tfrc::Ns2(s) => Some(s.deadline()),
+        }
     }
     fn on_deadline(&mut self, now: SimTime) {
-        self.0.on_nofeedback(now);
+        match self {
+            Tfrc::Rfc5348(s) => s.on_nofeedback(now),
+            Tfrc::Ns2(s) => s.on_nofeedback(now),
+        }
     }
     fn start(&mut self, f: FlowStart) {
-        self.0.start(f.now, f.packet_bytes);
+        match self {
+            Tfrc::Rfc5348(s) => s.start(f.now, f.packet_bytes),
+            Tfrc::Ns2(s) => s.start(f.now, f.packet_bytes),
+        }
     }
     fn on_feedback(&mut self, now: SimTime, report: &Report) {
-        self.0.on_feedback(now, report);
+        match self {
+            Tfrc::Rfc5348(s) => s.on_feedback(now, report),
+            Tfrc::Ns2(s) => s.on_feedback(now, report),
+        }
     }
     #[inline]
     fn rtt(&self) -> Option<SimTime> {
-        self.0.rtt()
+        match self {
+            Tfrc::Rfc5348(s) => s.rtt(),
+            Tfrc::Ns2(s) => s.rtt(),
+        }
+    }
+    fn next_send(&self) -> Option<SimTime> {
+        match self {
+            Tfrc::Rfc5348(_) => None,
+            Tfrc::Ns2(s) => Some(s.next_send()),
+        }
+    }
+    fn on_sent(&mut self, now: SimTime) {
+        if let Tfrc::Ns2(s) = self {
+            s.on_sent(now);
+        }
+    }
+    fn header_field(&self) -> u32 {
+        match self {
+            Tfrc::Rfc5348(_) => 0,
+            Tfrc::Ns2(s) => s.header().field(),
+        }
+    }
+    fn observe(&self, vars: &mut StateVars) {
+        match self {
+            Tfrc::Rfc5348(s) => s.observe(vars),
+            Tfrc::Ns2(s) => s.observe(vars),
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 use super::{throughput, TfrcParams, T_MBI};
 use crate::engine::SimTime;
 use crate::transport::rate::feedback::Report;
+use crate::transport::state::StateVars;
 
 /// q2, the weight of the old value in R_sqmean (RFC 5348 §4.5 recommends 0.9).
 const Q2: f64 = 0.9;
@@ -111,6 +112,18 @@ impl TfrcSender {
     /// When the no-feedback timer expires.
     pub fn deadline(&self) -> Option<SimTime> {
         (self.nofeedback != SimTime::MAX).then_some(self.nofeedback)
+    }
+
+    /// RFC 5348's sender variables for a trace: X (the allowed rate), p (the
+    /// latest loss event rate) and X_recv (the largest receive rate of X_recv_set,
+    /// absent while it holds only the initial infinity), in bit/s.
+    pub fn observe(&self, vars: &mut StateVars) {
+        vars.put("tfrc.x_bps", 8.0 * self.x);
+        vars.put("tfrc.p", self.p);
+        let x_recv = self.max_x_recv();
+        if x_recv.is_finite() {
+            vars.put("tfrc.x_recv_bps", 8.0 * x_recv);
+        }
     }
 
     /// recv_limit = 2·max(X_recv_set): the most the rate may be (RFC 5348 §4.3 step 4).

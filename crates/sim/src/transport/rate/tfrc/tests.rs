@@ -1,7 +1,7 @@
 //! TFRC end to end over the test harness (`harness.rs`): the sender's and the
 //! receiver's state machines together, with losses exactly as a rule says.
 use super::harness::Harness;
-use super::{throughput, TfrcParams, TfrcSender};
+use super::{throughput, Tfrc, TfrcParams, TfrcSender};
 use crate::engine::SimTime;
 use crate::transport::rate::{RateCc, RateConfig, Receiver};
 
@@ -13,7 +13,7 @@ fn ms(x: u64) -> SimTime {
 
 fn sender(h: &Harness) -> &TfrcSender {
     match &h.conn.tx.cc {
-        RateCc::Tfrc(t) => &t.0,
+        RateCc::Tfrc(Tfrc::Rfc5348(t)) => t,
         _ => unreachable!(),
     }
 }
