@@ -56,7 +56,7 @@ bench-sweeps: $(STAMP)
 # instants (half in-process, half `cclab sweep` with its pool), resumed, every result
 # checked (docs/sweeps.md; 13 minutes on the shared 2-core machine). `make test` runs a few kills.
 crash-test: $(STAMP)
-	$(PY) -c 'import sys; from cclab.sweeps.crashtest import main; sys.exit(main())' --kills 200
+	$(PY) -c 'import sys; sys.path.insert(0, "bench"); from crashtest import main; sys.exit(main())' --kills 200
 
 # The Linux testbed (root, network namespaces, tbf; docs/testbed.md): vanilla, access
 # control and FAIRBAT measured on a 10 Mbit/s tbf bottleneck with cclab bg fetch as the

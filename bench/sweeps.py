@@ -1,7 +1,7 @@
 """Sweep and result-store benchmark (docs/performance.md, "Sweeps and the result store").
 
 1. Store overhead per run, for a tiny run (one 10 Mbps link, Poisson short flows and
-   a long flow, 1 simulated s; cclab.sweeps.crashtest.TINY): the engine alone; the
+   a long flow, 1 simulated s; bench/crashtest.py's TINY): the engine alone; the
    worker's share (its tables as Arrow, Parquet bytes, scalar metrics); the store's
    share (files, digests, rename, index row) with group commit and fsync (the
    default), with a commit per run, and without fsync; and a whole serial sweep per
@@ -32,7 +32,7 @@ from pathlib import Path
 
 from cclab import _core
 from cclab.sweeps import Store, Sweep, engine_version, sweep
-from cclab.sweeps.crashtest import TINY
+from crashtest import TINY  # bench/crashtest.py, beside this file
 from cclab.sweeps.worker import execute
 
 

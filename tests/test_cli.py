@@ -110,7 +110,7 @@ def test_out_records_effective_seed_overrides_version_and_command(tmp_path, caps
     assert json.loads((out / "config.json").read_text())["links"][0]["rate_bps"] == 20_000_000
     # scenario.json runs again to the same summary
     again = cclab.run(scenario)
-    assert again.summary["packets_sent"] == json.loads((out / "summary.json").read_text())["packets_sent"]
+    assert again.summary["whole_run_packets_sent"] == json.loads((out / "summary.json").read_text())["whole_run_packets_sent"]
 
 
 def test_out_replaces_an_earlier_result_whole(tmp_path, capsys):
@@ -240,11 +240,10 @@ def test_validate_prints_topology_routes_load_and_estimate(capsys):
 
 
 def test_validate_load_agrees_with_the_engine_warning(tmp_path, capsys):
-    from cclab.describe import offered_load
-
     for load, warned in ((0.97, False), (0.98, True)):  # x 1500/1460 = 0.9966 and 1.0068
         info = cclab.validate(str(_scenario(tmp_path, ("a",), load=load)))
-        assert (offered_load(info["config"])[0]["load"] >= 1) == warned == bool(info["warnings"])
+        assert (info["offered_load"][0]["load"] >= 1) == warned == bool(info["warnings"])
+        assert info["offered_load"][0]["load"] == pytest.approx(load * 1500 / 1460, rel=1e-12)
 
 
 def test_validate_exit_statuses(tmp_path, capsys):
@@ -326,9 +325,7 @@ def test_help_texts_are_whole_sentences():
     assert "exit status: 0 success; 1 the work failed" in cli.build_parser().format_help()
 
 
-def test_offered_load_of_flow_lists_and_cbr_in_closed_form(tmp_path):
-    from cclab.describe import offered_load
-
+def test_offered_load_of_flow_lists_and_cbr_in_closed_form(tmp_path, capsys):
     (tmp_path / "fl.csv").write_text("start,size,class\n0.5,100000,fl\n1.0,200000,fl\n20.0,5000000,fl\n")
     sc = {"duration": "10s",
           "links": [{"name": "l", "from": "a", "to": "b", "rate": "1Mbps", "delay": "1ms"},
@@ -336,11 +333,16 @@ def test_offered_load_of_flow_lists_and_cbr_in_closed_form(tmp_path):
           "traffic": [{"name": "fl", "type": "flow_list", "src": "a", "dst": "b", "file": str(tmp_path / "fl.csv")},
                       {"name": "cbr", "type": "cbr", "src": "a", "dst": "c", "rate": "100kbps", "count": 2},
                       {"name": "bulk", "type": "long_lived", "src": "b", "dst": "c"}]}
-    load = {x["link"]: x for x in offered_load(cclab.validate(sc)["config"])}
+    info = cclab.validate(sc)
+    load = {x["link"]: x for x in info["offered_load"]}
     fl = 300_000 * 8 * 1500 / 1460 / 10  # the flows inside the 10 s, on the wire, over the 10 s
     assert load["l"]["offered_bps"] == pytest.approx(fl + 200_000)
     assert load["m"]["offered_bps"] == pytest.approx(200_000) and load["m"]["load"] == pytest.approx(0.05)
     assert (load["l"]["elastic_classes"], load["m"]["elastic_classes"]) == (0, 1)
+    # One definition: the engine's overload warning and its estimate read the same load.
+    sc["links"][0]["rate"] = f"{fl + 200_000 - 1:.0f}bps"
+    warned = cclab.validate(sc)["warnings"]
+    assert len(warned) == 1 and warned[0].startswith('link "l": offered load of the Poisson, flow-list and CBR')
 
 
 def test_replace_without_renameat2_keeps_the_same_guarantees(tmp_path, monkeypatch):

@@ -100,3 +100,35 @@ def test_repository_paths_named_in_docs_exist():
             if not any(c.exists() for c in (ROOT / p, d.parent / p)):
                 missing.append(f"{d.relative_to(ROOT)}: {p}")
     assert missing == []
+
+
+# ---- no doc carries a path of the machine it was written on ----------------------------------
+
+#: Absolute paths that only exist on some machine: home folders, the workplace's own
+#: folders, a pytest temporary folder. A scratch folder a command is given (``--store
+#: /tmp/s``) is the reader's choice and allowed.
+_MACHINE_PATH = re.compile(r"(?<![\w.~$])(/work/|/home/\w|/Users/\w|/root/|/tmp/pytest-|/private/var/)")
+
+
+def _shipped_text_files():
+    """Every Markdown file of the checkout, and the scenarios and code a user reads."""
+    for pattern in ("*.md", "docs/**/*.md", "scenarios/**/*.toml", "python/cclab/**/*.py", "crates/**/*.rs",
+                    "bench/*.py"):
+        yield from (p for p in ROOT.glob(pattern) if ".venv" not in p.parts and "target" not in p.parts)
+
+
+def test_no_doc_or_source_carries_an_absolute_machine_path():
+    found = []
+    root = str(ROOT)
+    for path in _shipped_text_files():
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if _MACHINE_PATH.search(line) or root in line:
+                found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not found, "absolute machine paths:\n" + "\n".join(found)
+
+
+def test_the_machine_path_check_finds_one():
+    assert _MACHINE_PATH.search("source /work/wt/sweeps/.venv/bin/activate")
+    assert _MACHINE_PATH.search("see /home/alice/cclab/docs")
+    assert not _MACHINE_PATH.search("cclab store ls --store /tmp/s")
+    assert not _MACHINE_PATH.search("~/.cache/cclab/ns3-3.44/build")

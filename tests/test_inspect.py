@@ -19,7 +19,7 @@ from cclab.cli import main  # noqa: E402
 from cclab.inspect import compare as cmp  # noqa: E402
 from cclab.inspect import plots  # noqa: E402
 from cclab.inspect.saved import SavedRunError  # noqa: E402
-from cclab.report import print_summary  # noqa: E402
+from cclab.summary import print_summary  # noqa: E402
 
 # Short flows and access-controlled background files over 30 s: every panel of
 # `cclab plot` has data (queues, throughput, active flows, the access controller),

@@ -158,7 +158,7 @@ def test_the_load_warning_counts_headers():
     # Payload load 0.5 with a 1-byte MSS: 41 bytes on the wire per payload byte.
     sc = {**BASE, "tcp": {"mss": 1}}
     w = cclab.validate(sc)["warnings"]
-    assert w == ['link "l1": offered load of the Poisson and CBR classes is 20.500 (headers included), at or above capacity'], w
+    assert w == ['link "l1": offered load of the Poisson, flow-list and CBR classes is 20.500 (headers included), at or above capacity'], w
     assert cclab.validate(BASE)["warnings"] == []  # 0.5 x 1500/1460 = 0.514
 
 
@@ -214,17 +214,18 @@ def test_the_warmup_is_excluded_from_every_statistic():
                   record={"interval": "2s"})
     r = cclab.run(sc)
     s, f = r.summary, r.flows
-    # The flows table keeps every flow, flagged; the counts leave out those of the warm-up
-    # (the long-lived flow, which starts at 0 and never ends, is counted).
+    # The flows table keeps every flow, flagged; the counts are its rows after the warm-up
+    # (the long-lived flow, which starts at 0 and never ends, is one of the warm-up's).
     assert (f.warmup == (f.arrival < 20)).all() and f.warmup.any()
-    counted = ~f.warmup | f["size"].isna()
+    counted = ~f.warmup
+    assert s["long.flows"] == 0 and s["long.throughput_bps"] > 0
     assert s["flows_arrived"] == counted.sum() == s["short.flows"] + s["long.flows"]
     assert s["flows_finished"] == (counted & f.finished).sum() == s["short.finished"] + s["long.finished"]
     # Packets: the whole run's counters, and the measured period's, each conserved.
-    assert s["packets_sent"] == s["packets_delivered"] + s["packets_dropped"] + s["packets_in_flight"]
+    assert s["whole_run_packets_sent"] == s["whole_run_packets_delivered"] + s["whole_run_packets_dropped"] + s["packets_in_flight"]
     assert (s["packets_in_flight_at_warmup"] + s["measured_packets_sent"]
             == s["measured_packets_delivered"] + s["measured_packets_dropped"] + s["packets_in_flight"])
-    assert 0 < s["measured_packets_sent"] < s["packets_sent"]
+    assert 0 < s["measured_packets_sent"] < s["whole_run_packets_sent"]
     # Every packet sent after the warm-up crosses the one data or ACK link once; the
     # links table counts transmissions that started after the warm-up.
     assert s["measured_packets_dropped"] == r.links.drops.sum()
@@ -242,6 +243,6 @@ def test_without_warmup_the_measured_counters_are_the_whole_run():
     r = cclab.run(dumbbell(duration="10s", traffic=[long_lived()]))
     s = r.summary
     for k in ("sent", "delivered", "dropped", "marked"):
-        assert s[f"measured_packets_{k}"] == s[f"packets_{k}"]
+        assert s[f"measured_packets_{k}"] == s[f"whole_run_packets_{k}"]
     assert s["packets_in_flight_at_warmup"] == 0
     assert r.series.time.min() == 1.0

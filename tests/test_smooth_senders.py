@@ -62,7 +62,7 @@ def test_pareto_noise_through_the_api():
     assert r.config["classes"][0]["transport"]["cc"]["params"] == {
         "on_ns": 500_000_000, "off_ns": 500_000_000, "shape": 1.5, "rate_bps": 2.22e6}
     s = r.summary
-    assert s["packets_sent"] == s["packets_delivered"] + s["packets_dropped"] + s["packets_in_flight"]
+    assert s["whole_run_packets_sent"] == s["whole_run_packets_delivered"] + s["whole_run_packets_dropped"] + s["packets_in_flight"]
     # Heavy tails (infinite variance at shape 1.5): only a loose check of the level.
     assert 0.3 * 11.1e6 < s["noise.throughput_bps"] < 3 * 11.1e6
     thr = r.series[(r.series.metric == "throughput_bps")].value.to_numpy()

@@ -7,7 +7,9 @@ import json
 import math
 import os
 import signal
+import sys
 import threading
+from pathlib import Path
 import time
 
 import numpy as np
@@ -18,8 +20,11 @@ cclab = pytest.importorskip("cclab")
 pytest.importorskip("cclab._core")
 from cclab.scenario import ScenarioError  # noqa: E402
 from cclab.sweeps import Store, StoreError, Sweep, engine_version, run_key, set_path, sweep, t_quantile  # noqa: E402
-from cclab.sweeps import crashtest, executors, store as store_mod  # noqa: E402
-from cclab.sweeps.crashtest import TINY, tiny_sweep  # noqa: E402
+from cclab.sweeps import executors, store as store_mod  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # the crash tooling, not installed
+import crashtest  # noqa: E402
+from crashtest import TINY, tiny_sweep  # noqa: E402
 
 GRID = {"traffic[short].load": [0.3, 0.6], "links[bn].queue.limit": ["10pkts", "40pkts"]}
 

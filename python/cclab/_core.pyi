@@ -15,10 +15,14 @@ class ScenarioError(ValueError):
 
 def validate_scenario(scenario_json: str, base_dir: str = ".", seed: Optional[int] = None) -> dict[str, Any]:
     """Validate a scenario given as JSON; returns {"warnings", "duration_s", "warmup_s", "seed",
-    "config", "estimate"}, where "config" is the canonical JSON text of the validated configuration
-    and "estimate" what the run will need (flows, packets, events, wall_time_s, series_rows,
+    "config", "estimate", "offered_load"}, where "config" is the canonical JSON text of the validated
+    configuration, "estimate" what the run will need (flows, packets, events, wall_time_s, series_rows,
     arrival_rows, trace_rows, pcap_bytes, memory_bytes) with the limits it was checked against (limit_memory_bytes,
-    limit_wall_time_s). Raises ScenarioError for a malformed scenario or one over its limits."""
+    limit_wall_time_s) and "offered_load" one dict per link (link, offered_bps, load, elastic_classes).
+    Raises ScenarioError for a malformed scenario or one over its limits."""
+
+def toml_to_json(text: str) -> str:
+    """TOML text as JSON text; raises ScenarioError for invalid TOML or a date or time (naming its key)."""
 
 def run_config(config_json: str, progress: Optional[Callable[[float], Any]] = None) -> dict[str, Any]:
     """Run a canonical configuration (JSON text) as it is; returns what `run_scenario` does."""

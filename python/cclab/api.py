@@ -104,8 +104,8 @@ class Result:
                 f"{len(self.flows)} flows ({done} finished), {len(self.warnings)} warnings>")
 
     def _repr_html_(self) -> str:
-        """The run as a compact table in Jupyter (cclab.report.html_summary)."""
-        from .report import html_summary
+        """The run as a compact table in Jupyter (cclab.summary.html_summary)."""
+        from .summary import html_summary
 
         return html_summary(self)
 
@@ -242,43 +242,32 @@ def _is_config(scenario) -> bool:
     return isinstance(scenario, Mapping) and str(scenario.get("format", "")).startswith("cclab-config/")
 
 
+def _table(columns: dict, categories: Mapping[str, list] = {}) -> pd.DataFrame:
+    """A result table from the engine's columns, as they come (the engine lists them:
+    a new column needs no edit here): unsigned counters as int64, whole numbers that
+    may be absent as pandas' Int64, and the columns in ``categories`` (indices into a
+    list of names) as categoricals of those names."""
+    out = {}
+    for name, col in columns.items():
+        if name in categories:
+            out[name] = pd.Categorical.from_codes(np.asarray(col, dtype=np.int32), categories=categories[name])
+        elif isinstance(col, np.ndarray):
+            out[name] = col.astype(np.int64) if col.dtype.kind == "u" else col
+        elif col and all(isinstance(x, str) for x in col):
+            out[name] = col
+        else:  # a list of whole numbers and None
+            out[name] = pd.array(col, dtype="Int64")
+    return pd.DataFrame(out)
+
+
 def _to_result(raw: dict, structure: dict) -> Result:
-    names = list(raw["class_names"])
-    f = raw["flows"]
-    flows = pd.DataFrame({
-        "class": pd.Categorical.from_codes(np.asarray(f["class"], dtype=np.int32), categories=names),
-        "id": f["id"].astype(np.int64),
-        "size": f["size"],
-        "arrival": f["arrival"],
-        "start": f["start"],
-        "finish": f["finish"],
-        "completion_time": f["completion_time"],
-        "bytes_delivered": f["bytes_delivered"].astype(np.int64),
-        "retransmissions": f["retransmissions"].astype(np.int64),
-        "timeouts": f["timeouts"].astype(np.int64),
-        "finished": f["finished"],
-        "warmup": f["warmup"],
-    })
-    links = pd.DataFrame(raw["links"])
-    for col in ("limit_packets", "limit_bytes"):
-        links[col] = links[col].astype("Int64")
     s = raw["series"]
-    series = pd.DataFrame({
-        "time": s["time"],
-        "metric": pd.Categorical.from_codes(np.asarray(s["metric"], dtype=np.int32), categories=s["metric_names"]),
-        "name": pd.Categorical.from_codes(np.asarray(s["name"], dtype=np.int32), categories=s["entity_names"]),
-        "value": s["value"],
-    })
-    a = raw["arrivals"]
-    arrivals = pd.DataFrame({
-        "time": a["time"],
-        "link": pd.Categorical.from_codes(np.asarray(a["link"], dtype=np.int32), categories=raw["link_names"]),
-        "queue_packets": a["queue_packets"].astype(np.int64),
-        "queue_bytes": a["queue_bytes"].astype(np.int64),
-        "backlog": a["backlog"],
-        "dropped": a["dropped"],
-    })
+    series = {k: v for k, v in s.items() if k not in ("metric_names", "entity_names")}
+    names = list(raw["class_names"])
     traces = Traces.from_raw(raw.get("traces"), list(raw["link_names"]), names)
-    return Result(flows=flows, links=links, series=series, summary=dict(raw["summary"]),
-                  warnings=list(raw["warnings"]), arrivals=arrivals, scenario=structure,
+    return Result(flows=_table(raw["flows"], {"class": names}),
+                  links=_table(raw["links"]),
+                  series=_table(series, {"metric": s["metric_names"], "name": s["entity_names"]}),
+                  summary=dict(raw["summary"]), warnings=list(raw["warnings"]),
+                  arrivals=_table(raw["arrivals"], {"link": raw["link_names"]}), scenario=structure,
                   config=json.loads(raw["config"]), traces=traces)

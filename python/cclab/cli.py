@@ -81,7 +81,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
         print(json.dumps(json_safe(result.summary), indent=2, sort_keys=True))
     else:
-        from .report import print_summary
+        from .summary import print_summary
 
         print_summary(result)
         if dest is not None:
@@ -99,9 +99,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     if args.json:
         import json
 
-        from .describe import offered_load
-
-        print(json.dumps({**info, "offered_load": offered_load(info["config"])}, indent=2, sort_keys=True))
+        print(json.dumps(info, indent=2, sort_keys=True))
     else:
         from .describe import describe
 
@@ -149,7 +147,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         if outcome.agrees is False:
             status_code = 1
     if args.all:
-        from .htmlreport import write_report
+        from .reproduction_page import write_report
 
         page = write_report(out)
         print(f"wrote {page}")
@@ -157,7 +155,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .htmlreport import write_report
+    from .reproduction_page import write_report
 
     page = write_report(Path(args.dir), Path(args.out) if args.out else None)
     print(f"wrote {page}")
@@ -166,7 +164,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from .sweeps import Sweep, sweep
-    from .sweeps.report import print_sweep
+    from .sweeps.console import print_sweep
 
     sw = Sweep.from_file(args.file)
     if args.name:
@@ -179,9 +177,9 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _cmd_store(args: argparse.Namespace) -> int:
-    from .sweeps import report
+    from .sweeps import console
 
-    return report.store_command(args)
+    return console.store_command(args)
 
 
 def _executor_options(p: argparse.ArgumentParser) -> None:

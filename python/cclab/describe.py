@@ -1,49 +1,12 @@
 """What `cclab validate` prints: a checked scenario's resolved topology, routes,
-per-link offered load and run estimate, read from ``cclab.validate()``'s result.
+per-link offered load and run estimate, read from ``cclab.validate()``'s result (the
+offered load is the engine's, ``info["offered_load"]``).
 
 Imports neither numpy nor pandas (validating must start fast).
 """
 from __future__ import annotations
 
 from typing import Any
-
-
-def offered_load(config: dict) -> list[dict]:
-    """Per link of the canonical configuration: the bit rate its Poisson, flow-list and
-    constant-rate classes offer (headers included: a TCP flow of B bytes puts
-    B (mss + header) / mss on the wire, the rule of the engine's load warning) and
-    that rate over the link's capacity. Long-lived window flows and rate senders other
-    than CBR take what is left; ``elastic`` counts the classes of that kind."""
-    links = config["links"]
-    duration_s = config["duration_ns"] / 1e9
-    bps = [0.0] * len(links)
-    elastic = [0] * len(links)
-    for c in config["classes"]:
-        arr, tr = c["arrivals"], c["transport"]
-        wire = 1.0
-        if tr["kind"] == "window":
-            tcp = tr["tcp"]
-            header = tcp["header"] + (12 if tcp.get("timestamps") else 0)
-            wire = (tcp["mss"] + header) / tcp["mss"]
-        start = c.get("start_ns", 0) / 1e9
-        stop = min(duration_s, c["stop_ns"] / 1e9) if c.get("stop_ns") is not None else duration_s
-        active = max(stop - start, 1e-9)
-        rate = None
-        if arr["type"] == "poisson":
-            rate = arr["rate_per_s"] * arr["size"]["mean_bytes"] * 8 * wire
-        elif arr["type"] == "flow_list":
-            inside = [f for f in arr.get("flows", []) if f[0] < config["duration_ns"]]
-            rate = sum(f[1] for f in inside) * 8 * wire / active
-        elif tr["kind"] == "rate" and tr["cc"]["protocol"] == "cbr":
-            n = arr["count"] if arr["type"] == "long_lived" else len(arr.get("times_ns", []))
-            rate = tr["cc"]["params"]["rate_bps"] * n
-        for l in c["route"]:
-            if rate is None:
-                elastic[l] += 1
-            else:
-                bps[l] += rate
-    return [{"link": link["name"], "offered_bps": b, "load": b / link["rate_bps"], "elastic_classes": e}
-            for link, b, e in zip(links, bps, elastic)]
 
 
 def _scaled(x: float, units: tuple[str, str, str, str], digits: int) -> str:
@@ -91,28 +54,29 @@ def describe(info: dict, max_rows: int = 50) -> str:
     lines = [f"scenario {cfg.get('name', '')!r}  seed {cfg['seed']}  duration {_time(cfg['duration_ns'])}  "
              f"warm-up {_time(cfg['warmup_ns'])}", ""]
 
-    def cut(rows: list[list[str]], what: str) -> list[str]:
+    def cut(rows: list[list[str]], total: int, what: str) -> list[str]:
+        """The first max_rows rows (a header and at most max_rows + 1 rows are made)."""
         shown = _table(rows[: max_rows + 1])
-        if len(rows) - 1 > max_rows:
-            shown.append(f"  ... and {len(rows) - 1 - max_rows} more {what} (--json prints them all)")
+        if total > max_rows:
+            shown.append(f"  ... and {total - max_rows} more {what} (--json prints them all)")
         return shown
 
     lines.append(f"nodes ({len(nodes)}): " + ", ".join(nodes[:max_rows]) + (" ..." if len(nodes) > max_rows else ""))
     lines.append(f"\nlinks ({len(links)}; offered load of the Poisson, flow-list and CBR classes, headers included):")
     rows = [["name", "from", "to", "rate", "delay", "queue", "offered", "load", "elastic classes"]]
-    for link, load in zip(links, offered_load(cfg)):
+    for link, load in zip(links[:max_rows + 1], info["offered_load"]):
         rows.append([link["name"], nodes[link["from"]], nodes[link["to"]], _rate(link["rate_bps"]),
                      _time(link["delay_ns"]), _queue(link["queue"]), _rate(load["offered_bps"]) if load["offered_bps"]
                      else "0", f"{load['load']:.3f}", str(load["elastic_classes"])])
-    lines += cut(rows, "links")
+    lines += cut(rows, len(links), "links")
     classes = cfg["classes"]
     lines.append(f"\nclasses ({len(classes)}) and routes:")
     rows = [["name", "arrivals", "protocol", "route", "ack route"]]
-    for c in classes:
+    for c in classes[:max_rows + 1]:
         rows.append([c["name"], c["arrivals"]["type"], _protocol(c["transport"]),
                      " > ".join(links[l]["name"] for l in c["route"]),
                      " > ".join(links[l]["name"] for l in c["ack_route"]) or "-"])
-    lines += cut(rows, "classes")
+    lines += cut(rows, len(classes), "classes")
     e = info["estimate"]
     lines.append(f"\nestimate: {e['flows']:,.0f} flows, {e['packets']:,.0f} packets, {e['events']:,.0f} events, "
                  f"about {e['wall_time_s']:.3g} s of wall time (at 10 M events/s), {_bytes(e['memory_bytes'])} of memory")

@@ -116,6 +116,17 @@ class Destination:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+def fsync_dir(path: Path) -> None:
+    """Make a folder's entries durable (a rename or a new file in it survives a crash):
+    open the folder, fsync it, close it. The result store and the transfer manager
+    call it after their renames."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

@@ -7,6 +7,7 @@ got "ten"``). This module only turns the input into that structure.
 from __future__ import annotations
 
 import copy
+import datetime
 import json
 import math
 import re
@@ -26,6 +27,10 @@ class ScenarioError(ValueError):
     """A scenario is malformed; the message names the key path at fault."""
 
 
+#: A structure nested deeper than Python's parser and copier recurse (a thousand levels).
+TOO_DEEP = "scenario: arrays or tables nested too deeply (no scenario needs more than a few levels)"
+
+
 def load_scenario(scenario: ScenarioLike) -> tuple[dict, Path]:
     """Return ``(structure, base_dir)`` for a path, TOML text, or dict.
 
@@ -33,7 +38,10 @@ def load_scenario(scenario: ScenarioLike) -> tuple[dict, Path]:
     empirical CDFs) are looked up: the scenario file's folder, else the current one.
     """
     if isinstance(scenario, Mapping):
-        return copy.deepcopy(dict(scenario)), Path.cwd()
+        try:
+            return copy.deepcopy(dict(scenario)), Path.cwd()
+        except RecursionError:
+            raise ScenarioError(TOO_DEEP) from None
     if isinstance(scenario, Path):
         return read_toml_file(scenario, "scenario"), scenario.resolve().parent
     if isinstance(scenario, str):
@@ -43,12 +51,12 @@ def load_scenario(scenario: ScenarioLike) -> tuple[dict, Path]:
         if "\n" not in scenario and ("=" not in scenario or _is_file(path)):
             return read_toml_file(path, "scenario"), path.resolve().parent
         try:
-            return tomllib.loads(scenario), Path.cwd()
-        except tomllib.TOMLDecodeError as exc:
+            return parse_toml(scenario), Path.cwd()
+        except ScenarioError as exc:
             if "\n" not in scenario:
                 raise ScenarioError(f"{scenario}: neither an existing scenario file nor valid TOML text "
-                                    f"({exc})") from None
-            raise ScenarioError(f"invalid TOML: {exc}") from None
+                                    f"({str(exc).removeprefix('invalid TOML: ')})") from None
+            raise
     raise ScenarioError(f"expected a scenario path, TOML text or dict, got {type(scenario).__name__}")
 
 
@@ -66,38 +74,63 @@ def read_toml_file(path: Path, kind: str = "scenario") -> dict:
         raise ScenarioError(f"{path}: no such {kind} file")
     if path.is_dir():
         raise ScenarioError(f"{path}: is a folder, expected a {kind} TOML file")
+    if not path.is_file():  # a device or a pipe (/dev/zero never ends): read nothing
+        raise ScenarioError(f"{path}: not a regular file, expected a {kind} TOML file")
     try:
-        return tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(f"{path}: invalid TOML: {exc}") from None
+        return parse_toml(path.read_text())
+    except ScenarioError as exc:
+        raise ScenarioError(f"{path}: {exc}") from None
     except UnicodeDecodeError:
         raise ScenarioError(f"{path}: not a text file") from None
 
 
-def _jsonable(obj: Any) -> Any:
-    # numpy scalars and the like, which users put into dicts naturally.
-    if hasattr(obj, "item") and callable(obj.item):
-        return obj.item()
+def parse_toml(text: str) -> dict:
+    """TOML text as a structure, read by the engine's parser (Python's takes seconds on
+    a 65,538-link scenario); ScenarioError for invalid TOML, a date or time (naming its
+    key: no scenario value is one) or nesting beyond the parser's recursion limit.
+    Non-finite floats come as "nan" / "inf" / "-inf", which the core rejects by key."""
+    from . import _core
+
+    try:
+        return json.loads(_core.toml_to_json(text))
+    except _core.ScenarioError as exc:
+        raise ScenarioError(str(exc)) from None
+
+
+def _plain(obj: Any, where: str = "") -> Any:
+    """The structure as JSON can carry it: non-finite floats written as "nan" / "inf" /
+    "-inf" (which the core rejects by key path, "expected a finite number"), numpy
+    scalars as Python numbers, paths as text. A value of any other type (a TOML date or
+    time, a set, an object) is refused naming its key path."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else ("nan" if obj != obj else ("inf" if obj > 0 else "-inf"))
+    if obj is None or isinstance(obj, (str, int)):
+        return obj
+    if isinstance(obj, Mapping):
+        return {k: _plain(v, f"{where}.{k}" if where else str(k)) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(obj)]
     if isinstance(obj, Path):
         return str(obj)
-    raise ScenarioError(f"cannot use a value of type {type(obj).__name__} in a scenario: {obj!r}")
-
-
-def _finite(obj: Any) -> Any:
-    """The structure with non-finite floats written as "nan" / "inf" / "-inf", which
-    JSON cannot carry and the core rejects by key path ("expected a finite number")."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return "nan" if obj != obj else ("inf" if obj > 0 else "-inf")
-    if isinstance(obj, Mapping):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
-    return obj
+    if hasattr(obj, "item") and callable(obj.item) and not isinstance(obj, (datetime.date, datetime.time)):
+        return _plain(obj.item(), where)  # numpy scalars, which users put into dicts naturally
+    what = ("a TOML date or time" if isinstance(obj, (datetime.date, datetime.time))
+            else f"a value of type {type(obj).__name__}")
+    raise ScenarioError(f"{where or 'scenario'}: {what} ({obj}) is not a scenario value "
+                        f"(durations and rates are strings, like \"25ms\" or \"10Mbps\")")
 
 
 def to_json(structure: Mapping[str, Any]) -> str:
-    """Serialise a scenario structure for the Rust core (deterministic key order)."""
-    return json.dumps(_finite(structure), default=_jsonable, sort_keys=True, allow_nan=False)
+    """Serialise a scenario structure for the Rust core (deterministic key order). Plain
+    structures go straight to the JSON encoder; one it cannot carry as it is (a
+    non-finite float, a numpy scalar, a date) is walked by `_plain`."""
+    try:
+        try:
+            return json.dumps(structure, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError):
+            return json.dumps(_plain(structure), sort_keys=True, allow_nan=False)
+    except RecursionError:
+        raise ScenarioError(TOO_DEEP) from None
 
 
 _SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_\-]*)((?:\[[^\[\]]+\])*)$")
@@ -171,16 +204,18 @@ def parse_override(text: str) -> tuple[str, Any]:
     value = value.strip()
     try:
         return key, tomllib.loads(f"v = {value}")["v"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return key, value
 
 
 def apply_overrides(structure: dict, overrides: list[tuple[str, Any]]) -> dict:
-    """A copy of the scenario with each ``(key path, value)`` set (`set_path`: an item of
+    """A copy of the scenario (itself if there are none) with each ``(key path, value)`` set (`set_path`: an item of
     a list by index or by name, ``traffic[short].load``; missing tables created, as
     ``limits.wall_time`` without a ``[limits]`` table). A malformed path, an index past
     a list's end or a step into a value that is not a table is a ScenarioError naming
     the path; an unknown final key is refused by the core's validation, naming it too."""
+    if not overrides:  # a 65,538-link scenario takes a second to copy
+        return structure
     out = copy.deepcopy(structure)
     for key, value in overrides:
         try:

@@ -119,3 +119,53 @@ pub fn read(policy: &str, src: &mut dyn Source) -> Result<AccessParams, ParamErr
     params.validate()?;
     Ok(params)
 }
+
+/// A value of a plain map of settings: a number, or a name (`fractional`, `measure`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Param {
+    Number(f64),
+    Name(String),
+}
+
+/// Settings given as a map of plain values (times in seconds), as the flow-level
+/// simulator and the real-network transfer manager take them from Python.
+pub type Params = std::collections::HashMap<String, Param>;
+
+/// A [`Source`] over a map, remembering the keys it was asked for.
+struct MapSource<'a> {
+    map: &'a Params,
+    asked: Vec<&'static str>,
+}
+
+impl Source for MapSource<'_> {
+    fn get(&mut self, key: &'static str, kind: Kind) -> Result<Option<Setting>, ParamError> {
+        self.asked.push(key);
+        let wrong = |what: &str| ParamError { key: key.into(), message: format!("expected {what}") };
+        match (self.map.get(key), kind) {
+            (None, _) => Ok(None),
+            (Some(Param::Name(s)), Kind::Choice(_)) => Ok(Some(Setting::Choice(s.clone()))),
+            (Some(Param::Number(x)), Kind::Number | Kind::Seconds) => Ok(Some(Setting::Number(*x))),
+            (Some(_), Kind::Choice(names)) => Err(wrong(&format!("one of {names:?}"))),
+            (Some(_), _) => Err(wrong("a number")),
+        }
+    }
+}
+
+/// Read access policy `policy` from `map` (as [`read`]); `also` are further keys the
+/// caller knows, and every other key is an error naming the keys allowed.
+pub fn read_map(policy: &str, map: &Params, also: &[&'static str]) -> Result<AccessParams, ParamError> {
+    let mut src = MapSource { map, asked: also.to_vec() };
+    let params = read(policy, &mut src)?;
+    only(map, &src.asked)?;
+    Ok(params)
+}
+
+/// An error for the first key of `map` (in name order) that is not in `allowed`.
+pub fn only(map: &Params, allowed: &[&str]) -> Result<(), ParamError> {
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort();
+    match keys.into_iter().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(ParamError { key: k.clone(), message: format!("unknown parameter (allowed: {})", allowed.join(", ")) }),
+        None => Ok(()),
+    }
+}

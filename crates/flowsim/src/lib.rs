@@ -13,6 +13,7 @@
 pub mod alloc;
 pub mod engine;
 pub mod model;
+pub mod read;
 pub mod stats;
 
 pub use engine::{run_replication, RepStats};

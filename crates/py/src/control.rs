@@ -2,7 +2,8 @@
 //! controller the simulators use, for the real-network transfer manager
 //! (`cclab.bgtransfer`). Parameters are read and checked by `cclab_control::read`
 //! exactly as for the flow-level simulator (same keys, defaults and messages).
-use crate::flowsim::{read_access, Value};
+use crate::flowsim::{to_params, Value};
+use cclab_control::read::read_map;
 use cclab_control::{AccessController as Controller, AccessParams};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -43,7 +44,7 @@ impl AccessController {
             Some(Value::Number(x)) => return Err(PyValueError::new_err(format!("{at}.policy: expected a name, got {x}"))),
             None => return Err(PyValueError::new_err(format!("{at}.policy: missing (static, rate_tracking or fairbat)"))),
         };
-        let a = read_access(at, &policy, &params, &["policy"])?;
+        let a = read_map(&policy, &to_params(&params), &["policy"]).map_err(|e| PyValueError::new_err(format!("{at}.{}: {}", e.key, e.message)))?;
         if !start.is_finite() {
             return Err(PyValueError::new_err(format!("AccessController: start must be finite, got {start}")));
         }

@@ -2,11 +2,11 @@
 //! wait at the sender, start in arrival order, never more than the limit at once,
 //! a fractional limit alternates floor and ceiling to its time average, FAIRBAT
 //! holds the queue near its target, and the settings are checked like every other.
+mod common;
 use cclab_sim::config::Config;
 use cclab_sim::metrics::RunResult;
 use cclab_sim::scenario::build;
 use cclab_sim::transport::cc::Registry;
-use cclab_sim::Simulation;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -33,7 +33,7 @@ fn config(v: &Value) -> Result<Config, String> {
 }
 
 fn run(v: &Value) -> RunResult {
-    Simulation::new(config(v).unwrap(), vec![]).run(&mut |_| true)
+    common::run_config(config(v).unwrap())
 }
 
 /// The largest number of class-0 flows whose [start, finish) intervals overlap.

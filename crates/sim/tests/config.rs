@@ -2,12 +2,12 @@
 //! override the scenario's, and every malformed input is refused before any
 //! work with a message that names its key (never a panic, a wrap-around or an
 //! allocation the size of the input's numbers).
+mod common;
 use cclab_sim::config::Config;
 use cclab_sim::scenario::{self, build, parse_json, parse_toml};
 use cclab_sim::transport::cc::{CcConfig, Registry};
 use cclab_sim::transport::tcp::PartialAckTimer;
 use cclab_sim::transport::Transport;
-use cclab_sim::Simulation;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -78,8 +78,8 @@ fn canonical_json_round_trips() {
     let back = Config::from_json(&cfg.to_json(), &Registry::new()).unwrap();
     assert_eq!(back, cfg);
     // And the configuration runs the same from its JSON as from the scenario.
-    let a = Simulation::new(cfg.clone(), vec![]).run(&mut |_| true);
-    let b = Simulation::new(back, vec![]).run(&mut |_| true);
+    let a = common::run_config(cfg.clone());
+    let b = common::run_config(back);
     assert_eq!(format!("{:?}", a.flows), format!("{:?}", b.flows));
 }
 
@@ -233,7 +233,7 @@ fn wide_ids_attribute_traffic_past_16_bits() {
     });
     let cfg = load(&v).unwrap();
     assert_eq!(cfg.classes[0].route, vec![n as u32 - 1]);
-    let r = Simulation::new(cfg, vec![]).run(&mut |_| true);
+    let r = common::run_config(cfg);
     assert!(r.links[n - 1].packets_sent > 100);
     assert_eq!(r.links[n - 1 - 65_536].packets_sent, 0);
     assert_eq!(r.links.iter().map(|l| l.packets_sent).filter(|&p| p > 0).count(), 2); // data and ACK links
@@ -245,7 +245,7 @@ fn wide_ids_attribute_traffic_past_16_bits() {
     let classes: Vec<Value> = (0..33_000).map(|i| json!({"name": format!("c{i}"), "type": "long_lived", "src": "a", "dst": "b"})).collect();
     let v = json!({"duration": "1ms", "links": [{"from": "a", "to": "b", "rate": "1Gbps", "delay": "1us", "queue": {"limit": "100000pkts"}}],
                    "traffic": classes, "record": {"interval": "0s"}});
-    let r = Simulation::new(load(&v).unwrap(), vec![]).run(&mut |_| true);
+    let r = common::run_config(load(&v).unwrap());
     assert_eq!(r.flows.class.len(), 33_000);
     assert_eq!(*r.flows.class.last().unwrap(), 32_999);
     assert_eq!(r.num("c32999.flows"), 1.0);

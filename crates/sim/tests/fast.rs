@@ -6,13 +6,14 @@
 //!
 //! The bottleneck is 100 Mbps with 25 ms each way (RTT 50 ms plus serialization),
 //! 1460-byte segments in 1500-byte packets: C = 100e6 / 12000 = 8333.3 packets/s.
+mod common;
 use cclab_sim::config::Config;
 use cclab_sim::engine::SimTime;
 use cclab_sim::scenario::build;
 use cclab_sim::settings::{Result, Table};
 use cclab_sim::transport::cc::{Ack, CcConfig, Congestion, CongestionControl, Fast, FastParams, Registry, Window, WindowProtocol};
 use cclab_sim::transport::Transport;
-use cclab_sim::{RunResult, Simulation};
+use cclab_sim::RunResult;
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::path::Path;
@@ -103,7 +104,7 @@ fn run(s: &Value) -> (RunResult, Vec<Step>) {
     NEXT_ID.with(|n| *n.borrow_mut() = 0);
     let reg = registry();
     let (cfg, _) = build(s, Path::new("."), None, &reg).unwrap();
-    let r = Simulation::with_registry(cfg, vec![], &reg).unwrap().run(&mut |_| true);
+    let r = common::run_registered(cfg, &reg);
     (r, STEPS.with(|l| l.borrow().clone()))
 }
 

@@ -249,3 +249,33 @@ fn the_parser_sees_grouped_and_nested_imports() {
     let flat: Vec<String> = p.iter().map(|(r, v)| format!("{}{}", if *r { "~" } else { "" }, v.join("::"))).collect();
     assert_eq!(flat, vec!["net::Graph", "net::link::LinkConfig", "net::link::Link", "~super::super::engine::SimTime"]);
 }
+
+/// The integration tests' files that start a simulation themselves instead of through
+/// `tests/common` (whose `run_*` check that every packet is accounted for).
+fn runs_outside_common(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "rs") && path.file_name().is_some_and(|n| n != "layering.rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            if text.contains("Simulation::new(") || text.contains("Simulation::with_registry(") {
+                found.push(path.file_name().unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn every_integration_test_runs_through_the_conservation_check() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    assert_eq!(runs_outside_common(&dir), Vec::<String>::new(), "run simulations with common::run, run_config or run_registered");
+    // The check sees a file that does.
+    let tmp = std::env::temp_dir().join(format!("cclab-layering-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::write(tmp.join("own.rs"), "let r = Simulation::new(cfg, vec![]).run(&mut |_| true);").unwrap();
+    let seen = runs_outside_common(&tmp);
+    std::fs::remove_dir_all(&tmp).unwrap();
+    assert_eq!(seen, vec!["own.rs".to_string()]);
+}

@@ -2,11 +2,11 @@
 //! transfer papers (10 Mbps, 25 ms one way), 1460-byte segments in 1500-byte
 //! packets (1.2 ms of transmission each), no delayed ACKs. Every number asserted
 //! is derived in its comment; docs/protocols.md#ledbat gives the full tables.
+mod common;
 use cclab_sim::config::Config;
 use cclab_sim::metrics::RunResult;
 use cclab_sim::scenario::build;
 use cclab_sim::transport::cc::Registry;
-use cclab_sim::Simulation;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -27,7 +27,7 @@ fn scenario(buffer: &str, classes: Vec<Value>, duration: &str, warmup: &str) -> 
 
 fn run(buffer: &str, classes: Vec<Value>, duration: &str, warmup: &str) -> RunResult {
     let (cfg, _) = build(&scenario(buffer, classes, duration, warmup), Path::new("."), None, &Registry::new()).unwrap();
-    Simulation::new(cfg, vec![]).run(&mut |_| true)
+    common::run_config(cfg)
 }
 
 /// A class of one long-lived flow.

@@ -1,16 +1,16 @@
 //! MulTCP / wTCP in whole simulations: the share a flow of weight w takes against
 //! one NewReno flow, weight 1 being NewReno, and the weight read from a scenario.
+mod common;
 use cclab_sim::config::Config;
 use cclab_sim::metrics::RunResult;
 use cclab_sim::scenario::build;
 use cclab_sim::transport::cc::Registry;
-use cclab_sim::Simulation;
 use serde_json::{json, Value};
 use std::path::Path;
 
 fn run(doc: &Value) -> RunResult {
     let (cfg, _) = build(doc, Path::new("."), None, &Registry::new()).unwrap();
-    Simulation::new(cfg, vec![]).run(&mut |_| true)
+    common::run_config(cfg)
 }
 
 /// One long-lived MulTCP flow of weight `w` (from 0 s) against one NewReno flow

@@ -2,18 +2,18 @@
 //! the packets the engine sends are those ns-2's rules give from the flow's stream,
 //! the long-run rate is the renewal-reward closed form within its confidence
 //! interval, runs are deterministic, and every packet is accounted for.
+mod common;
 use cclab_sim::metrics::RunResult;
 use cclab_sim::scenario::build;
 use cclab_sim::transport::cc::Registry;
 use cclab_sim::transport::rate::pareto::{mean_burst_packets, ParetoParams};
-use cclab_sim::Simulation;
 use cclab_rng::StreamKey;
 use serde_json::{json, Value};
 use std::path::Path;
 
 fn run(doc: &Value) -> RunResult {
     let (cfg, _) = build(doc, Path::new("."), None, &Registry::new()).unwrap();
-    Simulation::new(cfg, vec![]).run(&mut |_| true)
+    common::run_config(cfg)
 }
 
 /// A Pareto class from `src` to `dst` with ns-2's packet size (210 bytes).
@@ -139,8 +139,8 @@ fn long_run_rate_is_the_closed_form_within_its_confidence_interval() {
     assert!((expect_bps / (rate * on / (on + off) * m) - 1.0).abs() < 1e-3);
     // Fewer than 2 packets per flow in flight at the end: all sent, delivered or in flight.
     let n = |k: &str| r.num(k) as u64;
-    assert_eq!(n("packets_sent"), n("packets_delivered") + n("packets_in_flight") + n("packets_dropped"));
-    assert_eq!(n("packets_dropped"), 0);
+    assert_eq!(n("whole_run_packets_sent"), n("whole_run_packets_delivered") + n("packets_in_flight") + n("whole_run_packets_dropped"));
+    assert_eq!(n("whole_run_packets_dropped"), 0);
 }
 
 #[test]
@@ -161,10 +161,10 @@ fn runs_are_deterministic_and_conserve_packets_under_loss() {
     assert_ne!(a.arrivals.time, c.arrivals.time);
     for r in [&a, &c] {
         let n = |k: &str| r.num(k) as u64;
-        assert!(n("packets_dropped") > 100, "{}", n("packets_dropped"));
-        assert_eq!(n("packets_sent"), n("packets_delivered") + n("packets_dropped") + n("packets_in_flight"));
-        assert_eq!(n("packets_sent"), r.arrivals.time.len() as u64);
-        assert_eq!(n("packets_dropped"), r.arrivals.dropped.iter().filter(|&&d| d).count() as u64);
+        assert!(n("whole_run_packets_dropped") > 100, "{}", n("whole_run_packets_dropped"));
+        assert_eq!(n("whole_run_packets_sent"), n("whole_run_packets_delivered") + n("whole_run_packets_dropped") + n("packets_in_flight"));
+        assert_eq!(n("whole_run_packets_sent"), r.arrivals.time.len() as u64);
+        assert_eq!(n("whole_run_packets_dropped"), r.arrivals.dropped.iter().filter(|&&d| d).count() as u64);
     }
 }
 

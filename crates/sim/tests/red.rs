@@ -6,12 +6,13 @@
 //!
 //! The RED link is 10 Mbps with 20 ms each way and 1500-byte packets: 833.3
 //! packets/s, a bandwidth-delay product of 33 packets.
+mod common;
 use cclab_sim::config::Config;
 use cclab_sim::net::{Linear, Queue, Red, Unit};
 use cclab_sim::scenario::build;
 use cclab_sim::transport::cc::Registry;
 use cclab_sim::transport::Transport;
-use cclab_sim::{RunResult, Simulation};
+use cclab_sim::RunResult;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -20,7 +21,7 @@ fn load(v: &Value) -> Result<Config, String> {
 }
 
 fn run(v: &Value) -> RunResult {
-    Simulation::new(load(v).unwrap(), vec![]).run(&mut |_| true)
+    common::run_config(load(v).unwrap())
 }
 
 /// `n` long NewReno flows through a 10 Mbps RED link (thresholds 20 and 60
@@ -36,11 +37,11 @@ fn red_scenario(n: u32, ecn: bool, seed: u64) -> Value {
 }
 
 fn conserved(r: &RunResult) {
-    let (sent, delivered) = (r.num("packets_sent"), r.num("packets_delivered"));
-    assert_eq!(sent, delivered + r.num("packets_dropped") + r.num("packets_in_flight"));
+    let (sent, delivered) = (r.num("whole_run_packets_sent"), r.num("whole_run_packets_delivered"));
+    assert_eq!(sent, delivered + r.num("whole_run_packets_dropped") + r.num("packets_in_flight"));
     // Every marked packet was admitted; with one queue on the path, each is
     // delivered or still in flight.
-    assert!(r.num("packets_marked") <= delivered + r.num("packets_in_flight"));
+    assert!(r.num("whole_run_packets_marked") <= delivered + r.num("packets_in_flight"));
     for l in &r.links {
         assert!(l.marks <= l.packets_sent, "{}: {} marks, {} sent", l.name, l.marks, l.packets_sent);
     }
@@ -81,7 +82,7 @@ fn marks_are_deterministic_per_seed_and_link() {
     let b = run(&red_scenario(10, true, 3));
     let c = run(&red_scenario(10, true, 4));
     assert_eq!(format!("{:?}", a.flows), format!("{:?}", b.flows));
-    assert_eq!((a.links[0].marks, a.num("packets_sent")), (b.links[0].marks, b.num("packets_sent")));
+    assert_eq!((a.links[0].marks, a.num("whole_run_packets_sent")), (b.links[0].marks, b.num("whole_run_packets_sent")));
     assert_ne!(a.links[0].marks, c.links[0].marks);
 }
 

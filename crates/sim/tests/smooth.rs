@@ -7,17 +7,17 @@
 //! packet waits before its transmission starts, in packet times D. The engine
 //! records it per arriving packet as `backlog` (the work ahead of it, the
 //! packet's wait when admitted), the exact method returns it as each packet's wait.
+mod common;
 use cclab_sim::metrics::RunResult;
 use cclab_sim::scenario::build;
 use cclab_sim::transport::cc::Registry;
-use cclab_sim::Simulation;
 use cclab_rng::StreamKey;
 use serde_json::{json, Value};
 use std::path::Path;
 
 fn run(doc: &Value) -> RunResult {
     let (cfg, _) = build(doc, Path::new("."), None, &Registry::new()).unwrap();
-    Simulation::new(cfg, vec![]).run(&mut |_| true)
+    common::run_config(cfg)
 }
 
 /// The model's parameters with an integer period: packets of `size` bytes on a
@@ -226,9 +226,9 @@ fn random_phase_shifts_the_whole_schedule_and_conserves_packets() {
     let times: Vec<u64> = r.arrivals.time.iter().map(|&t| (t * 1e9).round() as u64).collect();
     assert_eq!(times, expect);
     let n = |k: &str| r.num(k) as u64;
-    assert!(n("packets_dropped") > 0, "1.1 Mbps offered to 1 Mbps");
-    assert_eq!(n("packets_sent"), n("packets_delivered") + n("packets_dropped") + n("packets_in_flight"));
-    assert_eq!(n("packets_sent"), expect.len() as u64);
+    assert!(n("whole_run_packets_dropped") > 0, "1.1 Mbps offered to 1 Mbps");
+    assert_eq!(n("whole_run_packets_sent"), n("whole_run_packets_delivered") + n("whole_run_packets_dropped") + n("packets_in_flight"));
+    assert_eq!(n("whole_run_packets_sent"), expect.len() as u64);
 }
 
 #[test]

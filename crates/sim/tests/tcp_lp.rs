@@ -5,11 +5,11 @@
 //! Common quantities: a data packet is 1460 + 40 bytes, 1.2 ms at 10 Mbps; the
 //! base RTT is 2 × 25 ms + 1.2 ms + 0.032 ms (the ACK) = 51.232 ms; the
 //! bandwidth-delay product P = 51.232 ms / 1.2 ms = 42.69 packets.
+mod common;
 use cclab_sim::config::Config;
 use cclab_sim::metrics::RunResult;
 use cclab_sim::scenario::build;
 use cclab_sim::transport::cc::Registry;
-use cclab_sim::Simulation;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -40,7 +40,7 @@ fn dir() -> &'static PathBuf {
 
 fn run(s: Value) -> RunResult {
     let (cfg, _) = build(&s, dir(), None, &Registry::new()).unwrap();
-    Simulation::new(cfg, vec![]).run(&mut |_| true)
+    common::run_config(cfg)
 }
 
 fn lp(name: &str, cc: Value) -> Value {
@@ -197,7 +197,7 @@ fn with_delta_one_it_is_newreno_packet_for_packet() {
         let mut s = scenario("80ms", vec![json!({"name": "c", "type": "long_lived", "src": "a", "dst": "b", "protocol": protocol, "cc": cc, "count": 3})]);
         s["duration"] = json!("60s");
         let r = run(s);
-        (r.num("packets_delivered"), r.num("packets_dropped"), format!("{:?}", r.flows), format!("{:?}", r.links[0]))
+        (r.num("whole_run_packets_delivered"), r.num("whole_run_packets_dropped"), format!("{:?}", r.flows), format!("{:?}", r.links[0]))
     };
     let (a, b) = (go("newreno", json!({})), go("tcp_lp", json!({"delta": 1})));
     assert!(a.1 > 0.0); // NewReno's losses happen, and TCP-LP has the same

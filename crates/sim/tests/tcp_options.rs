@@ -1,9 +1,10 @@
 //! TCP options and presets as a scenario sets them, and loss recovery under
 //! heavy loss checked by conservation: every flow that finishes delivered exactly
 //! its size, and every packet sent was delivered, dropped or is still in flight.
+mod common;
 use cclab_sim::transport::tcp::{Preset, RecoveryRule, TcpParams};
 use cclab_sim::transport::Transport;
-use cclab_sim::{scenario, Simulation};
+use cclab_sim::scenario;
 use std::path::Path;
 
 fn scenario(tcp: &str, protocol: &str, seed: u64) -> String {
@@ -86,7 +87,7 @@ fn every_recovery_delivers_exactly_what_was_sent_under_heavy_loss() {
         for protocol in ["newreno", "reno"] {
             for seed in 1..=3 {
                 let (cfg, _) = scenario::load_toml(&scenario(tcp, protocol, seed), Path::new("."), Some(seed)).unwrap();
-                let r = Simulation::new(cfg, vec![]).run(&mut |_| true);
+                let r = common::run_config(cfg);
                 let what = format!("{tcp:?} {protocol} seed {seed}");
                 let f = &r.flows;
                 let mut finished = 0;
@@ -100,10 +101,10 @@ fn every_recovery_delivers_exactly_what_was_sent_under_heavy_loss() {
                     }
                 }
                 assert!(finished > 50, "{what}: {finished} flows finished");
-                let sent = r.num("packets_sent");
-                let accounted = r.num("packets_delivered") + r.num("packets_dropped") + r.num("packets_in_flight");
+                let sent = r.num("whole_run_packets_sent");
+                let accounted = r.num("whole_run_packets_delivered") + r.num("whole_run_packets_dropped") + r.num("packets_in_flight");
                 assert_eq!(sent, accounted, "{what}");
-                assert!(r.num("packets_dropped") > 100.0, "{what}: the test needs losses");
+                assert!(r.num("whole_run_packets_dropped") > 100.0, "{what}: the test needs losses");
             }
         }
     }
@@ -115,7 +116,7 @@ fn sack_times_out_less_than_newreno_under_the_same_losses() {
         (1..=3)
             .map(|seed| {
                 let (cfg, _) = scenario::load_toml(&scenario(tcp, "newreno", seed), Path::new("."), Some(seed)).unwrap();
-                let r = Simulation::new(cfg, vec![]).run(&mut |_| true);
+                let r = common::run_config(cfg);
                 r.flows.timeouts.iter().map(|&t| t as u64).sum::<u64>()
             })
             .sum()

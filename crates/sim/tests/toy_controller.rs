@@ -1,12 +1,12 @@
 //! A new congestion controller in one file: a fixed window that doubles at a
 //! deadline of its own, registered at run time and used from a scenario with
 //! `protocol = "toy"` and its typed `cc` table.
+mod common;
 use cclab_sim::config::Config;
 use cclab_sim::engine::SimTime;
 use cclab_sim::scenario::build;
 use cclab_sim::settings::{Duration, Result, Table};
 use cclab_sim::transport::cc::{Ack, Congestion, CongestionControl, Registry, Window, WindowProtocol};
-use cclab_sim::Simulation;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::path::Path;
@@ -77,7 +77,7 @@ fn a_registered_controller_runs_from_a_scenario() {
     let text = cfg.to_json();
     assert!(text.contains(r#""cc":{"protocol":"toy","params":{"double_at":2000000000,"packets":10}}"#), "{text}");
     assert_eq!(Config::from_json(&text, &reg).unwrap(), cfg);
-    let r = Simulation::with_registry(cfg, vec![], &reg).unwrap().run(&mut |_| true);
+    let r = common::run_registered(cfg, &reg);
     // A window of w segments over a 100 ms round trip (plus one serialization):
     // w * 1460 B * 8 / RTT. Sampled per 500 ms: 10 segments before 2 s, 20 after.
     let rtt = 0.1 + 1500.0 * 8.0 / 100e6;

@@ -228,7 +228,7 @@ fn the_estimate_counts_the_traces_and_the_limits_hold_them() {
     let e = cfg.estimate();
     let r = common::run(&doc);
     let real = r.traces.rows() as f64;
-    let per_packet = (e.trace_rows / e.packets) / (real / r.num("packets_sent"));
+    let per_packet = (e.trace_rows / e.packets) / (real / r.num("whole_run_packets_sent"));
     assert!(e.trace_rows >= real && (1.0..2.0).contains(&per_packet), "estimated {} rows, {} real; per packet {per_packet}", e.trace_rows, real);
     // A captured packet takes a 16-byte record header and 40 to 80 header bytes.
     let pcap = (r.traces.pcap[0].1.len() - 24) as f64 / r.links[2].packets_sent as f64;

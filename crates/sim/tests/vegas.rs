@@ -1,16 +1,16 @@
 //! TCP Vegas in whole simulations: the queue a flow keeps alone, how two flows
 //! share, and its parameters read from a scenario.
+mod common;
 use cclab_sim::config::Config;
 use cclab_sim::metrics::RunResult;
 use cclab_sim::scenario::build;
 use cclab_sim::transport::cc::Registry;
-use cclab_sim::Simulation;
 use serde_json::{json, Value};
 use std::path::Path;
 
 fn run(doc: &Value) -> RunResult {
     let (cfg, _) = build(doc, Path::new("."), None, &Registry::new()).unwrap();
-    Simulation::new(cfg, vec![]).run(&mut |_| true)
+    common::run_config(cfg)
 }
 
 /// One link a → b (`rate` in Mbit/s, one-way `delay_ms`), a queue that never fills,

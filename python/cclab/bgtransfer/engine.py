@@ -39,7 +39,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..sweeps.store import _fsync_dir as fsync_dir  # the result store's: open, fsync, close
+from ..outdir import fsync_dir
 from .journal import Journal, gaps
 from .manifest import RESERVED, Entry
 from .policy import Policy

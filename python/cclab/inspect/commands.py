@@ -30,7 +30,7 @@ def run_info(run) -> dict:
 
 def _cmd_show(args: argparse.Namespace) -> int:
     from ..api import json_safe
-    from ..report import print_summary
+    from ..summary import print_summary
     from .saved import load
 
     run = load(args.dir)

@@ -61,7 +61,7 @@ def compare(a, b, a_label: str = "A", b_label: str = "B") -> dict:
     """The comparison of two runs (Results): per class in common its statistics in
     A and B, per link in common its counters, and the completion-time ratio per
     class and size bin. Raises CompareError when no class is in common."""
-    from ..report import class_table, link_table
+    from ..summary import class_table, link_table
 
     ca, cb = class_table(a).set_index("class"), class_table(b).set_index("class")
     common = [c for c in ca.index if c in cb.index]

@@ -80,19 +80,30 @@ def series_panels(series: pd.DataFrame) -> list[tuple]:
     panels = list(TIME_PANELS)
     known = {m for p in panels for m in p[0]} | _HIDDEN
     panels += [((m,), m, 1.0, m) for m in metrics if m not in known]
+    # One pass over the series: each line's mean, whether it is zero throughout, and
+    # where its rows are (a run over 65,000 links has 130,000 lines; only the kept
+    # ones are ever cut out of the table).
+    by = series.groupby(["metric", "name"], observed=True, sort=False)
+    means = by["value"].mean()
+    nonzero = (series["value"] != 0).groupby([series["metric"], series["name"]], observed=True, sort=False).sum()
+    mean = {(str(m), str(n)): float(x) for (m, n), x in means.items()}
+    keys = list(mean)  # in the run's order (sort=False keeps the order of first appearance)
+    zero_line = {(str(m), str(n)): int(x) == 0 for (m, n), x in nonzero.items()}
+    rows = {(str(m), str(n)): ix for (m, n), ix in by.indices.items()}
+    time, value = series["time"].to_numpy(float), series["value"].to_numpy(float)
     out = []
-    groups = {(str(m), str(n)): g for (m, n), g in series.groupby(["metric", "name"], observed=True, sort=False)}
     for ms, ylabel, scale, title in panels:
-        lines = {(m, n): g for (m, n), g in groups.items() if m in ms}
+        lines = [k for k in keys if k[0] in ms]
         if not lines:
             continue
         names = list(dict.fromkeys(n for _, n in lines))
+        present = set(lines)
         # rank entities by their largest mean over the panel's metrics
-        rank = {n: max(float(lines[(m, n)]["value"].mean()) for m in ms if (m, n) in lines) for n in names}
-        zero = [n for n in names if rank[n] == 0 and all((lines[(m, n)]["value"] == 0).all() for m in ms
-                                                        if (m, n) in lines)]
-        keep = [n for n in sorted(names, key=lambda n: -rank[n]) if n not in zero][:MAX_LINES]
-        keep = [n for n in names if n in keep]  # in the run's order
+        rank = {n: max(mean[(m, n)] for m in ms if (m, n) in present) for n in names}
+        zero = [n for n in names if rank[n] == 0 and all(zero_line[(m, n)] for m in ms if (m, n) in present)]
+        zeros = set(zero)
+        kept = set([n for n in sorted(names, key=lambda n: -rank[n]) if n not in zeros][:MAX_LINES])
+        keep = [n for n in names if n in kept]  # in the run's order
         notes = []
         if zero:
             notes.append(f"{len(zero)} always 0 not drawn" if len(zero) > 2 else f"always 0: {', '.join(zero)}")
@@ -101,9 +112,9 @@ def series_panels(series: pd.DataFrame) -> list[tuple]:
         drawn = []
         for n in keep:
             for m in ms:
-                if (m, n) in lines:
-                    g = lines[(m, n)]
-                    drawn.append((m, n, g["time"].to_numpy(float), g["value"].to_numpy(float) * scale))
+                if (m, n) in present:
+                    ix = rows[(m, n)]
+                    drawn.append((m, n, time[ix], value[ix] * scale))
         out.append((ms, ylabel, title + (f" ({'; '.join(notes)})" if notes else ""), drawn))
     return out
 

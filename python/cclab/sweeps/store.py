@@ -46,6 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
+from ..outdir import fsync_dir
+
 #: The layout version of a store; a store written by another layout is refused.
 STORE_FORMAT = 1
 #: Default store location, overridden by the CCLAB_STORE environment variable.
@@ -129,14 +131,6 @@ def _crash_due(name: str) -> bool:
 def _crash_point(name: str) -> None:
     if _crash_due(name):
         os.kill(os.getpid(), signal.SIGKILL)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _load_syncfs():
@@ -357,7 +351,7 @@ class Store:
                         os.fsync(fd)
                 for _, tmp, _, _ in batch:
                     if tmp is not None:
-                        _fsync_dir(tmp)
+                        fsync_dir(tmp)
         finally:
             for _, _, fds, _ in batch:
                 for fd in fds:
@@ -384,7 +378,7 @@ class Store:
                 rows.append(row)
             if self.durable and parents and not _syncfs(self._write_fd):  # the renames, before the rows
                 for p in parents:
-                    _fsync_dir(p)
+                    fsync_dir(p)
             self.db.execute("BEGIN IMMEDIATE")
             self.db.executemany(f"INSERT OR REPLACE INTO runs ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
             self.db.execute("COMMIT")
@@ -514,10 +508,14 @@ class Store:
         tables = {}
         for t in ("flows", "links", "series", "arrivals"):
             p = d / f"{t}.parquet"
-            tables[t] = pq.read_table(p).to_pandas() if p.exists() else pd.DataFrame()
-        for col in NULLABLE_INT:
-            if col in tables["links"]:
-                tables["links"][col] = tables["links"][col].astype("Int64")
+            if not p.exists():
+                tables[t] = pd.DataFrame()
+                continue
+            arrow = pq.read_table(p)
+            tables[t] = arrow.to_pandas()
+            for field in arrow.schema:
+                if field.metadata and NULLABLE_INT in field.metadata:
+                    tables[t][field.name] = tables[t][field.name].astype("Int64")
         summary = dict(meta["summary"])
         return Result(flows=tables["flows"], links=tables["links"], series=tables["series"], summary=summary,
                       warnings=list(meta.get("warnings", [])), arrivals=tables["arrivals"], scenario={},

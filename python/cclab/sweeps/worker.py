@@ -15,12 +15,12 @@ import traceback
 
 #: Key of the run's description in the key-value metadata of its flows.parquet.
 META_KEY = "cclab.run"
+#: Field metadata of a column of whole numbers that may be absent (pandas' Int64 in a Result).
+NULLABLE_INT = b"cclab.nullable_int"
 
 #: Columns of the links table kept as scalar metrics ``link.NAME.COLUMN``.
 LINK_METRICS = ("utilization", "drop_rate", "drops", "packets_sent", "bytes_sent", "mean_queue_packets",
                 "mean_queue_bytes", "max_queue_packets", "max_queue_bytes")
-#: Links columns that are whole numbers or missing (pandas' nullable Int64 in a Result).
-NULLABLE_INT = ("limit_packets", "limit_bytes")
 
 
 def _dictionary(codes, names):
@@ -30,32 +30,41 @@ def _dictionary(codes, names):
     return pa.DictionaryArray.from_arrays(pa.array(np.asarray(codes, dtype=np.int32)), pa.array(list(names), pa.string()))
 
 
-def arrow_tables(raw: dict) -> dict:
-    """The engine's raw columns as Arrow tables with the columns and types of
-    :class:`cclab.Result`'s tables (categoricals as dictionaries), without pandas."""
+def _arrow_table(columns: dict, categories: dict | None = None):
+    """One table from the engine's columns as they come (the engine lists them:
+    crates/sim/src/metrics/columns.rs), with the types of :class:`cclab.Result`'s
+    tables: unsigned counters as int64, whole numbers that may be absent as nullable
+    int64, the columns in ``categories`` as dictionaries of those names."""
     import numpy as np
     import pyarrow as pa
 
-    f = raw["flows"]
-    i64 = lambda a: pa.array(np.asarray(a, dtype=np.int64))
-    flows = pa.table({
-        "class": _dictionary(f["class"], raw["class_names"]), "id": i64(f["id"]), "size": f["size"],
-        "arrival": f["arrival"], "start": f["start"], "finish": f["finish"], "completion_time": f["completion_time"],
-        "bytes_delivered": i64(f["bytes_delivered"]), "retransmissions": i64(f["retransmissions"]),
-        "timeouts": i64(f["timeouts"]), "finished": f["finished"], "warmup": f["warmup"]})
-    rows = raw["links"]
-    cols = list(rows[0]) if rows else []
-    links = pa.table({c: pa.array([r[c] for r in rows], pa.int64() if c in NULLABLE_INT else None) for c in cols})
+    categories = categories or {}
+    arrays, fields = [], []
+    for name, col in columns.items():
+        meta = None
+        if name in categories:
+            a = _dictionary(col, categories[name])
+        elif isinstance(col, np.ndarray):
+            a = pa.array(col.astype(np.int64) if col.dtype.kind == "u" else col)
+        elif col and all(isinstance(x, str) for x in col):
+            a = pa.array(col, pa.string())
+        else:  # whole numbers and None: marked, so that a stored run reads back as Int64
+            a, meta = pa.array(col, pa.int64()), {NULLABLE_INT: b"1"}
+        arrays.append(a)
+        fields.append(pa.field(name, a.type, metadata=meta))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def arrow_tables(raw: dict) -> dict:
+    """The engine's raw columns as Arrow tables with the columns and types of
+    :class:`cclab.Result`'s tables (categoricals as dictionaries), without pandas."""
     s = raw["series"]
-    series = pa.table({"time": s["time"], "metric": _dictionary(s["metric"], s["metric_names"]),
-                       "name": _dictionary(s["name"], s["entity_names"]), "value": s["value"]})
-    a = raw["arrivals"]
-    out = {"flows": flows, "links": links, "series": series}
-    if len(a["time"]):
-        out["arrivals"] = pa.table({
-            "time": a["time"], "link": _dictionary(a["link"], raw["link_names"]),
-            "queue_packets": i64(a["queue_packets"]), "queue_bytes": i64(a["queue_bytes"]),
-            "backlog": a["backlog"], "dropped": a["dropped"]})
+    series = {k: v for k, v in s.items() if k not in ("metric_names", "entity_names")}
+    out = {"flows": _arrow_table(raw["flows"], {"class": raw["class_names"]}),
+           "links": _arrow_table(raw["links"]),
+           "series": _arrow_table(series, {"metric": s["metric_names"], "name": s["entity_names"]})}
+    if len(raw["arrivals"]["time"]):
+        out["arrivals"] = _arrow_table(raw["arrivals"], {"link": raw["link_names"]})
     return out
 
 
@@ -70,13 +79,14 @@ def parquet_bytes(table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def scalar_metrics(summary: dict, links: list) -> dict:
-    """The numeric summary values, and per link ``link.NAME.COLUMN`` for LINK_METRICS."""
+def scalar_metrics(summary: dict, links: dict) -> dict:
+    """The numeric summary values, and per link ``link.NAME.COLUMN`` for LINK_METRICS
+    (``links``: the links table's columns)."""
     out = {k: v for k, v in summary.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    for row in links:
+    for i, name in enumerate(links["name"]):
         for col in LINK_METRICS:
-            v = row[col]
-            out[f"link.{row['name']}.{col}"] = None if v is None else float(v)
+            v = links[col][i]
+            out[f"link.{name}.{col}"] = None if v is None else float(v)
     return out
 
 

@@ -31,7 +31,7 @@ use super::Config;
 use crate::engine::SimTime;
 use crate::metrics::FlowRecord;
 use crate::settings::{err, Duration, Result, ScenarioError, Size, Table};
-use crate::traffic::Arrivals;
+use crate::traffic::{Arrivals, ClassConfig};
 use crate::transport::rate::RateConfig;
 use crate::transport::{Conn, Transport};
 use serde::{Deserialize, Serialize};
@@ -213,52 +213,13 @@ impl Estimate {
         let mut min_ack = vec![f64::INFINITY; nl];
         let mut data_sum = vec![0.0; nl];
         let mut ack_sum = vec![0.0; nl];
-        let mut offered = vec![0.0; nl];
         // Data packets the classes with a bounded demand offer each link, uncapped.
         let mut demand_sum = vec![0.0; nl];
         let mut e = Estimate::default();
         // Packets of each class (data, ack) and its flows.
         let mut per_class = Vec::with_capacity(cfg.classes.len());
         for (ci, c) in cfg.classes.iter().enumerate() {
-            let start = c.start.as_secs_f64().min(t_end);
-            let stop = c.stop.map_or(t_end, |s| s.as_secs_f64().min(t_end));
-            let active = (stop - start).max(0.0);
-            let (flows, finite) = match &c.arrivals {
-                Arrivals::Poisson { rate_per_s, size } => (rate_per_s * active, Some(rate_per_s * active * size.mean())),
-                Arrivals::LongLived { count } => (*count as f64, None),
-                Arrivals::Starts { times_ns } => (times_ns.len() as f64, None),
-                Arrivals::FlowList { flows } => {
-                    let inside = flows.iter().filter(|f| f.0 < cfg.duration);
-                    let (n, bytes) = inside.fold((0.0, 0.0), |(n, b), f| (n + 1.0, b + f.1 as f64));
-                    (n, Some(bytes))
-                }
-            };
-            // Smallest data packet, demand in packets, and what each data packet brings back.
-            let (small, demand, ack_bytes) = match &c.transport {
-                Transport::Window { tcp, .. } => {
-                    let hdr = tcp.header_bytes() as f64;
-                    let per_flow = if tcp.handshake { 2.0 } else { 0.0 };
-                    match finite {
-                        Some(bytes) => (hdr + 1.0, Some(bytes / tcp.mss as f64 + flows * (2.0 + per_flow)), Some(hdr)),
-                        None => (tcp.max_packet() as f64, None, Some(hdr)),
-                    }
-                }
-                Transport::Rate { cc, packet_bytes } => {
-                    let pkt = *packet_bytes as f64;
-                    let peak = match cc {
-                        RateConfig::Cbr(p) => Some(p.rate_bps),
-                        RateConfig::Pareto(p) => Some(p.rate_bps),
-                        _ => None,
-                    };
-                    let demand = match (finite, peak) {
-                        (Some(bytes), _) => Some(bytes / pkt + flows),
-                        (None, Some(r)) => Some(flows * (r * active / (8.0 * pkt) + 1.0)),
-                        (None, None) => None,
-                    };
-                    let fb = if cc.has_feedback() { Some(40.0) } else { None };
-                    (pkt, demand, fb)
-                }
-            };
+            let ClassDemand { active, flows, finite, small, demand, ack_bytes } = ClassDemand::of(c, cfg.duration);
             let narrowest = c.route.iter().map(|&l| cap_bps[l as usize]).fold(f64::INFINITY, f64::min);
             let x = demand.map_or(narrowest * active / (8.0 * small), |d| d.min(narrowest * active / (8.0 * small)));
             for &l in &c.route {
@@ -266,9 +227,6 @@ impl Estimate {
                 min_data[l] = min_data[l].min(small);
                 data_sum[l] += x;
                 demand_sum[l] += demand.unwrap_or(0.0);
-                if let Some(bytes) = finite {
-                    offered[l] += bytes * 8.0 / active.max(1e-9);
-                }
             }
             e.flows += flows;
             e.flows_by.push((Culprit::Class(ci), flows));
@@ -312,29 +270,36 @@ impl Estimate {
         // Memory.
         let per_flow = std::mem::size_of::<FlowRecord>() as f64 + FLOW_ROW_BYTES;
         let per_conn = std::mem::size_of::<Option<Conn>>() as f64 + CONN_HEAP_BYTES;
+        let offered = cfg.offered_load();
         for (ci, c) in cfg.classes.iter().enumerate() {
             let (flows, finite, _, _) = per_class[ci];
-            let overloaded = c.route.iter().any(|&l| offered[l as usize] >= cap_bps[l as usize]);
+            let overloaded = c.route.iter().any(|&l| offered[l as usize].load >= 1.0);
             let open = if !finite || overloaded { flows } else { 0.0 };
             e.memory_by.push((Culprit::Class(ci), flows * per_flow + open * per_conn));
         }
         e.memory_by.push((Culprit::RecordInterval, e.series_rows * SERIES_ROW_BYTES));
-        // A link offered more than it carries keeps the excess queued, up to its limit.
+        e.add_queues_and_arrivals(cfg, &demand_sum, &data_cap, &min_data, &per_link);
+        e.memory_bytes = e.memory_by.iter().map(|p| p.1).sum();
+        e
+    }
+
+    /// The memory of the packets queued at links offered more than they carry (up
+    /// to their limits), and of the per-arrival rows of the recorded links; per link,
+    /// `demand` and `capacity` in data packets, `smallest` data packet, `packets` crossing.
+    fn add_queues_and_arrivals(&mut self, cfg: &Config, demand: &[f64], capacity: &[f64], smallest: &[f64], packets: &[f64]) {
         for (l, link) in cfg.links.iter().enumerate() {
-            let excess = (demand_sum[l] - data_cap[l]).max(0.0);
+            let excess = (demand[l] - capacity[l]).max(0.0);
             if excess > 0.0 {
                 let (lp, lb) = link.queue.limits();
-                let room = lp.map_or(f64::INFINITY, |p| p as f64).min(lb.map_or(f64::INFINITY, |b| b as f64 / min_data[l]));
-                e.memory_by.push((Culprit::Queue(l), excess.min(room) * WIRE_ENTRY_BYTES));
+                let room = lp.map_or(f64::INFINITY, |p| p as f64).min(lb.map_or(f64::INFINITY, |b| b as f64 / smallest[l]));
+                self.memory_by.push((Culprit::Queue(l), excess.min(room) * WIRE_ENTRY_BYTES));
             }
         }
         for (j, &l) in cfg.record.arrivals.iter().enumerate() {
-            let rows = per_link[l as usize];
-            e.arrival_rows += rows;
-            e.memory_by.push((Culprit::RecordArrivals(j), rows * ARRIVAL_ROW_BYTES));
+            let rows = packets[l as usize];
+            self.arrival_rows += rows;
+            self.memory_by.push((Culprit::RecordArrivals(j), rows * ARRIVAL_ROW_BYTES));
         }
-        e.memory_bytes = e.memory_by.iter().map(|p| p.1).sum();
-        e
     }
 
     /// What the traces add: the interval records' events, and the memory of
@@ -414,3 +379,63 @@ impl Estimate {
 /// The largest byte count a link's counters can reach without overflowing the
 /// links table's signed 64-bit columns (`bytes_sent`).
 pub const MAX_LINK_BYTES: f64 = i64::MAX as f64;
+
+/// What one class asks of the network over the run.
+struct ClassDemand {
+    /// Seconds the class is active (from its start to its stop or the end).
+    active: f64,
+    /// Flows it starts, and the bytes they carry (None: they never end).
+    flows: f64,
+    finite: Option<f64>,
+    /// Its smallest data packet (bytes), its demand in data packets (None: as many
+    /// as the path carries), and the bytes each data packet brings back (None: nothing).
+    small: f64,
+    demand: Option<f64>,
+    ack_bytes: Option<f64>,
+}
+
+impl ClassDemand {
+    /// The demand of class `c` in a run of `duration`.
+    fn of(c: &ClassConfig, duration: SimTime) -> ClassDemand {
+        let t_end = duration.as_secs_f64();
+        let start = c.start.as_secs_f64().min(t_end);
+        let stop = c.stop.map_or(t_end, |s| s.as_secs_f64().min(t_end));
+        let active = (stop - start).max(0.0);
+        let (flows, finite) = match &c.arrivals {
+            Arrivals::Poisson { rate_per_s, size } => (rate_per_s * active, Some(rate_per_s * active * size.mean())),
+            Arrivals::LongLived { count } => (*count as f64, None),
+            Arrivals::Starts { times_ns } => (times_ns.len() as f64, None),
+            Arrivals::FlowList { flows } => {
+                let inside = flows.iter().filter(|f| f.0 < duration);
+                let (n, bytes) = inside.fold((0.0, 0.0), |(n, b), f| (n + 1.0, b + f.1 as f64));
+                (n, Some(bytes))
+            }
+        };
+        // Smallest data packet, demand in packets, and what each data packet brings back.
+        let (small, demand, ack_bytes) = match &c.transport {
+            Transport::Window { tcp, .. } => {
+                let hdr = tcp.header_bytes() as f64;
+                let per_flow = if tcp.handshake { 2.0 } else { 0.0 };
+                match finite {
+                    Some(bytes) => (hdr + 1.0, Some(bytes / tcp.mss as f64 + flows * (2.0 + per_flow)), Some(hdr)),
+                    None => (tcp.max_packet() as f64, None, Some(hdr)),
+                }
+            }
+            Transport::Rate { cc, packet_bytes } => {
+                let pkt = *packet_bytes as f64;
+                let peak = match cc {
+                    RateConfig::Cbr(p) => Some(p.rate_bps),
+                    RateConfig::Pareto(p) => Some(p.rate_bps),
+                    _ => None,
+                };
+                let demand = match (finite, peak) {
+                    (Some(bytes), _) => Some(bytes / pkt + flows),
+                    (None, Some(r)) => Some(flows * (r * active / (8.0 * pkt) + 1.0)),
+                    (None, None) => None,
+                };
+                let fb = if cc.has_feedback() { Some(40.0) } else { None };
+                (pkt, demand, fb)
+            }
+        };        ClassDemand { active, flows, finite, small, demand, ack_bytes }
+    }
+}

@@ -8,6 +8,7 @@
 //! and seed give the same bytes out. Reading the JSON back gives the same
 //! `Config`, checked again, so a stored configuration can be re-run as it is.
 pub mod estimate;
+pub mod load;
 pub mod traced;
 
 use crate::engine::SimTime;
@@ -89,17 +90,50 @@ impl Config {
         if self.warmup >= self.duration {
             return err("warmup_ns", "must be shorter than the duration");
         }
-        let n = self.nodes.len() as u64;
         let mut names = std::collections::HashSet::new();
         for (i, node) in self.nodes.iter().enumerate() {
             if node.is_empty() || !names.insert(node.as_str()) {
                 return err(format!("nodes[{i}]"), "expected a unique, non-empty name");
             }
         }
+        // Links and classes share one namespace (the series table names both).
+        let mut entities = std::collections::HashSet::new();
+        self.check_links(registry, &mut entities)?;
+        let graph = Graph::new(self.nodes.len(), &self.links);
+        if self.classes.is_empty() || self.classes.len() > (u32::MAX / 2) as usize {
+            return err("classes", "expected at least one class");
+        }
+        for (i, c) in self.classes.iter().enumerate() {
+            let p = format!("classes[{i}]");
+            if c.name.is_empty() || !entities.insert(c.name.as_str()) {
+                return err(format!("{p}.name"), "expected a non-empty name, unique among classes and links");
+            }
+            self.check_class(c, &p, &graph, registry)?;
+        }
+        self.check_record()?;
+        let has_access = |c: usize| self.classes[c].access.is_some();
+        self.trace.check(self.links.len(), self.classes.len(), &has_access).map_err(|(k, m)| at(format!("trace.{k}"), m))?;
+        self.limits.validate("limits")?;
+        self.estimate().check(&self.limits, &|c| match c {
+            Culprit::Duration => "duration_ns".into(),
+            Culprit::RecordInterval => "record.interval_ns".into(),
+            Culprit::RecordArrivals(j) => format!("record.arrivals[{j}]"),
+            Culprit::Class(i) => format!("classes[{i}].arrivals"),
+            Culprit::Queue(l) => format!("links[{l}].queue"),
+            Culprit::TraceFlows(j) => format!("trace.flows[{j}]"),
+            Culprit::TraceLinks(j) => format!("trace.links[{j}]"),
+            Culprit::TracePcap(j) => format!("trace.pcap[{j}]"),
+            Culprit::TraceInterval => "trace.interval_ns".into(),
+        })
+    }
+
+    /// Every link: its endpoints, rate, delay, queue (its limits and its discipline's
+    /// check) and a name unique among `entities`.
+    fn check_links<'a>(&'a self, registry: &Registry, entities: &mut std::collections::HashSet<&'a str>) -> Result<()> {
         if self.links.is_empty() || self.links.len() > u32::MAX as usize {
             return err("links", "expected at least one link");
         }
-        let mut entities = std::collections::HashSet::new();
+        let n = self.nodes.len() as u64;
         for (i, l) in self.links.iter().enumerate() {
             let p = format!("links[{i}]");
             if l.from as u64 >= n || l.to as u64 >= n || l.from == l.to {
@@ -118,107 +152,102 @@ impl Config {
             if lp.max(lb).is_some_and(|x| x > crate::net::queue::MAX_LIMIT) {
                 return err(format!("{p}.queue"), "a queue limit may be at most 10^18 packets or bytes");
             }
-            l.queue.validate().map_err(|(k, m)| at(format!("{p}.queue.{k}"), m))?;
+            registry.queues().check(&l.queue).map_err(|(k, m)| at(format!("{p}.queue.{k}"), m))?;
             if l.name.is_empty() || !entities.insert(l.name.as_str()) {
                 return err(format!("{p}.name"), "expected a unique, non-empty link name");
             }
         }
-        let graph = Graph::new(self.nodes.len(), &self.links);
-        if self.classes.is_empty() || self.classes.len() > (u32::MAX / 2) as usize {
-            return err("classes", "expected at least one class");
-        }
-        for (i, c) in self.classes.iter().enumerate() {
-            let p = format!("classes[{i}]");
-            if c.name.is_empty() || !entities.insert(c.name.as_str()) {
-                return err(format!("{p}.name"), "expected a non-empty name, unique among classes and links");
+        Ok(())
+    }
+
+    /// One class (at key path `p`): its routes, times, arrivals, transport, access
+    /// control, phase and whether every queue on its route holds one of its packets.
+    fn check_class(&self, c: &ClassConfig, p: &str, graph: &Graph, registry: &Registry) -> Result<()> {
+        for (key, route, from, to) in [("route", &c.route, c.src, c.dst), ("ack_route", &c.ack_route, c.dst, c.src)] {
+            if route.iter().any(|&l| l as usize >= self.links.len()) {
+                return err(format!("{p}.{key}"), "a link index is out of range");
             }
-            for (key, route, from, to) in [("route", &c.route, c.src, c.dst), ("ack_route", &c.ack_route, c.dst, c.src)] {
-                if route.iter().any(|&l| l as usize >= self.links.len()) {
-                    return err(format!("{p}.{key}"), "a link index is out of range");
-                }
-                graph.check_route(route).map_err(|f| at(format!("{p}.{key}"), describe_fault(&f)))?;
-                if self.links[route[0] as usize].from != from || self.links[*route.last().unwrap() as usize].to != to {
-                    return err(format!("{p}.{key}"), "does not join the class's endpoints");
-                }
-            }
-            if c.stop.is_some_and(|s| s <= c.start) || c.start > SimTime::LONGEST {
-                return err(format!("{p}.stop_ns"), "must be later than the start");
-            }
-            check_arrivals(&c.arrivals, &format!("{p}.arrivals"))?;
-            match &c.transport {
-                Transport::Window { tcp, cc } => {
-                    tcp.validate().map_err(|(k, m)| at(format!("{p}.transport.tcp.{k}"), m))?;
-                    if let CcConfig::Custom { name, .. } = cc {
-                        if !registry.knows(name) {
-                            return err(format!("{p}.transport.cc.protocol"), format!("protocol {name:?} is not registered"));
-                        }
-                    }
-                }
-                Transport::Rate { packet_bytes, cc } => {
-                    let r = cc.make().rate_bps();
-                    if !(r.is_finite() && r >= 0.0 && r <= MAX_RATE_BPS as f64) {
-                        return err(format!("{p}.transport.cc.params"), "the rate must be from 0 to 10^15 bits per second");
-                    }
-                    if *packet_bytes == 0 || *packet_bytes as u64 > crate::transport::tcp::MAX_PACKET_BYTES {
-                        return err(format!("{p}.transport.packet_bytes"), "expected 1 to 10^6 bytes");
-                    }
-                    if let RateConfig::Pareto(params) = cc {
-                        params.check_packet(*packet_bytes).map_err(|m| at(format!("{p}.transport.cc.params"), m))?;
-                    }
-                    if let RateConfig::Rcp(_) = cc {
-                        if !c.route.iter().any(|&l| self.links[l as usize].queue.is_rcp()) {
-                            return err(format!("{p}.route"), RCP_ROUTE);
-                        }
-                    }
-                    if cc.header_in_sack() && c.route.iter().any(|&l| self.links[l as usize].queue.is_rcp()) {
-                        return err(format!("{p}.route"), HEADER_ROUTE);
-                    }
-                }
-            }
-            if let Some(a) = &c.access {
-                check_access(a, &format!("{p}.access"))?;
-                let kind = match c.arrivals {
-                    Arrivals::Poisson { .. } => "poisson",
-                    Arrivals::FlowList { .. } => "flow_list",
-                    Arrivals::LongLived { .. } => "long_lived",
-                    Arrivals::Starts { .. } => "starts",
-                };
-                if let Some(why) = access_misfit(kind, matches!(c.transport, Transport::Window { .. })) {
-                    return err(format!("{p}.access"), why);
-                }
-            }
-            let never_ending = matches!(c.arrivals, Arrivals::LongLived { .. } | Arrivals::Starts { .. });
-            if c.phase == Phase::Random && !(never_ending && c.cbr_interval_ns().is_some()) {
-                return err(format!("{p}.phase"), "only constant-rate flows that never end take a random phase");
-            }
-            for &l in &c.route {
-                if !self.links[l as usize].queue.holds(c.transport.max_packet()) {
-                    return err(format!("{p}.route"), format!("the queue of link {:?} cannot hold one packet", self.links[l as usize].name));
-                }
+            graph.check_route(route).map_err(|f| at(format!("{p}.{key}"), describe_fault(&f)))?;
+            if self.links[route[0] as usize].from != from || self.links[*route.last().unwrap() as usize].to != to {
+                return err(format!("{p}.{key}"), "does not join the class's endpoints");
             }
         }
-        if let Some(iv) = self.record.interval {
-            if iv == SimTime::ZERO {
-                return err("record.interval_ns", "expected a positive interval, or null for none");
+        if c.stop.is_some_and(|s| s <= c.start) || c.start > SimTime::LONGEST {
+            return err(format!("{p}.stop_ns"), "must be later than the start");
+        }
+        check_arrivals(&c.arrivals, &format!("{p}.arrivals"))?;
+        self.check_transport(c, p, registry)?;
+        if let Some(a) = &c.access {
+            check_access(a, &format!("{p}.access"))?;
+            let kind = match c.arrivals {
+                Arrivals::Poisson { .. } => "poisson",
+                Arrivals::FlowList { .. } => "flow_list",
+                Arrivals::LongLived { .. } => "long_lived",
+                Arrivals::Starts { .. } => "starts",
+            };
+            if let Some(why) = access_misfit(kind, matches!(c.transport, Transport::Window { .. })) {
+                return err(format!("{p}.access"), why);
             }
+        }
+        let never_ending = matches!(c.arrivals, Arrivals::LongLived { .. } | Arrivals::Starts { .. });
+        if c.phase == Phase::Random && !(never_ending && c.cbr_interval_ns().is_some()) {
+            return err(format!("{p}.phase"), "only constant-rate flows that never end take a random phase");
+        }
+        for &l in &c.route {
+            if !self.links[l as usize].queue.holds(c.transport.max_packet()) {
+                return err(format!("{p}.route"), format!("the queue of link {:?} cannot hold one packet", self.links[l as usize].name));
+            }
+        }
+        Ok(())
+    }
+
+    /// A class's transport: the TCP parameters and the controller's one check, or the
+    /// rate protocol's check, rate, packet size and (RCP) route.
+    fn check_transport(&self, c: &ClassConfig, p: &str, registry: &Registry) -> Result<()> {
+        match &c.transport {
+            Transport::Window { tcp, cc } => {
+                tcp.validate().map_err(|(k, m)| at(format!("{p}.transport.tcp.{k}"), m))?;
+                cc.check().map_err(|(k, m)| at(format!("{p}.transport.cc.params.{k}"), m))?;
+                if let CcConfig::Custom { name, .. } = cc {
+                    if !registry.knows(name) {
+                        return err(format!("{p}.transport.cc.protocol"), format!("protocol {name:?} is not registered"));
+                    }
+                }
+            }
+            Transport::Rate { packet_bytes, cc } => {
+                cc.check().map_err(|(k, m)| at(format!("{p}.transport.cc.params.{k}"), m))?;
+                let r = cc.make().rate_bps();
+                if !(r.is_finite() && r >= 0.0 && r <= MAX_RATE_BPS as f64) {
+                    return err(format!("{p}.transport.cc.params"), "the rate must be from 0 to 10^15 bits per second");
+                }
+                if *packet_bytes == 0 || *packet_bytes as u64 > crate::transport::tcp::MAX_PACKET_BYTES {
+                    return err(format!("{p}.transport.packet_bytes"), "expected 1 to 10^6 bytes");
+                }
+                if let RateConfig::Pareto(params) = cc {
+                    params.check_packet(*packet_bytes).map_err(|m| at(format!("{p}.transport.cc.params"), m))?;
+                }
+                if let RateConfig::Rcp(_) = cc {
+                    if !c.route.iter().any(|&l| self.links[l as usize].queue.is_rcp()) {
+                        return err(format!("{p}.route"), RCP_ROUTE);
+                    }
+                }
+                if cc.header_in_sack() && c.route.iter().any(|&l| self.links[l as usize].queue.is_rcp()) {
+                    return err(format!("{p}.route"), HEADER_ROUTE);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What to record: a positive interval, links that exist.
+    fn check_record(&self) -> Result<()> {
+        if self.record.interval.is_some_and(|iv| iv == SimTime::ZERO) {
+            return err("record.interval_ns", "expected a positive interval, or null for none");
         }
         if self.record.arrivals.iter().any(|&l| l as usize >= self.links.len()) {
             return err("record.arrivals", "a link index is out of range");
         }
-        let has_access = |c: usize| self.classes[c].access.is_some();
-        self.trace.check(self.links.len(), self.classes.len(), &has_access).map_err(|(k, m)| at(format!("trace.{k}"), m))?;
-        self.limits.validate("limits")?;
-        self.estimate().check(&self.limits, &|c| match c {
-            Culprit::Duration => "duration_ns".into(),
-            Culprit::RecordInterval => "record.interval_ns".into(),
-            Culprit::RecordArrivals(j) => format!("record.arrivals[{j}]"),
-            Culprit::Class(i) => format!("classes[{i}].arrivals"),
-            Culprit::Queue(l) => format!("links[{l}].queue"),
-            Culprit::TraceFlows(j) => format!("trace.flows[{j}]"),
-            Culprit::TraceLinks(j) => format!("trace.links[{j}]"),
-            Culprit::TracePcap(j) => format!("trace.pcap[{j}]"),
-            Culprit::TraceInterval => "trace.interval_ns".into(),
-        })
+        Ok(())
     }
 
     /// What the run will need ([`estimate`]).

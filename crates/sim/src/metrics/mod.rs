@@ -1,9 +1,11 @@
 //! What a run records and produces: the flows table, the links table, the
 //! sampled series, the per-arrival queue table and the summary scalars.
+pub mod columns;
 pub mod flows;
 pub mod series;
 pub mod trace;
 
+pub use columns::{link_columns, Column, Columns};
 pub use flows::{FlowRecord, FlowTable};
 pub use series::Series;
 pub use trace::{TraceConfig, Traces};
@@ -72,6 +74,8 @@ pub struct ArrivalTable {
 pub enum Scalar {
     Num(f64),
     Int(i64),
+    /// A whole number that may exceed i64 (the seed, any u64).
+    Unsigned(u64),
     Text(String),
 }
 
@@ -100,6 +104,7 @@ impl RunResult {
         match self.get(key) {
             Some(Scalar::Num(x)) => *x,
             Some(Scalar::Int(i)) => *i as f64,
+            Some(Scalar::Unsigned(u)) => *u as f64,
             _ => f64::NAN,
         }
     }

@@ -9,7 +9,7 @@
 //! head (as htsim's pipes do). The start times on the wire give the queue length
 //! at any instant, exactly.
 use super::packet::{Packet, CE, ECT};
-use super::queue::{Arrival, Discipline, Queue, Verdict};
+use super::queue::{Arrival, Discipline, Queue, QueueRegistry, Verdict, Waiting};
 use super::ring::Ring;
 use super::tap::{Fate, Tap};
 use crate::engine::{SimTime, Stamp};
@@ -121,13 +121,19 @@ pub struct Link {
 }
 
 impl Link {
-    /// A link measured over [warmup, end); its queue discipline draws from `rng`
-    /// (`queue::stream`).
+    /// A link with a built-in queue discipline, measured over [warmup, end); its
+    /// queue discipline draws from `rng` (`queue::stream`).
     pub fn new(cfg: &LinkConfig, warmup: SimTime, end: SimTime, rng: Xoshiro256pp) -> Link {
+        let queue = QueueRegistry::default().start(&cfg.queue, cfg.rate_bps, rng).expect("a built-in queue discipline");
+        Link::with_discipline(cfg, warmup, end, queue)
+    }
+
+    /// A link running `queue` (started from `cfg.queue`), measured over [warmup, end).
+    pub fn with_discipline(cfg: &LinkConfig, warmup: SimTime, end: SimTime, queue: Discipline) -> Link {
         Link {
             rate_bps: cfg.rate_bps,
             delay: cfg.delay,
-            queue: Discipline::new(&cfg.queue, cfg.rate_bps, rng),
+            queue,
             wire: Ring::default(),
             started: 0,
             q_bytes: 0,
@@ -301,23 +307,13 @@ impl Link {
         ((self.wire.len() - self.started) as u64, self.q_bytes)
     }
 
-    /// RCP's update is due at `now` (`Discipline::Rcp`'s timer): returns the time
-    /// of the next one (None: the link runs no RCP).
-    pub fn rcp_update(&mut self, now: SimTime) -> Option<SimTime> {
+    /// The queue discipline's deadline has come at `now`: it runs with the queue as
+    /// it is; returns its next deadline (if any).
+    pub fn queue_deadline(&mut self, now: SimTime) -> Option<SimTime> {
         self.advance(now);
-        let q_bytes = self.q_bytes;
-        match &mut self.queue {
-            Discipline::Rcp(r) => Some(r.update(now, q_bytes)),
-            _ => None,
-        }
-    }
-
-    /// The timer of the link's RCP updates (None: the link runs no RCP).
-    pub fn rcp_timer(&mut self) -> Option<&mut crate::engine::Timer> {
-        match &mut self.queue {
-            Discipline::Rcp(r) => Some(&mut r.timer),
-            _ => None,
-        }
+        let (packets, bytes) = self.queue_len();
+        self.queue.on_deadline(now, Waiting { packets, bytes });
+        self.queue.deadline()
     }
 
     /// Packets on the wire (waiting, in transmission or propagating).

@@ -4,12 +4,14 @@
 use super::classes::{read_class, Names};
 use super::trace::read_trace;
 use crate::config::estimate::{Culprit, Limits};
+use crate::config::load::{offered_load, overload_warnings};
 use crate::config::{Config, FORMAT};
 use crate::engine::SimTime;
 use crate::metrics::RecordConfig;
+use crate::net::queue::{LinkSpeed, QueueRegistry};
 use crate::net::{Graph, LinkConfig, Queue};
 use crate::settings::{err, Duration, Result, Table, Value, WholeRate};
-use crate::traffic::Arrivals;
+use crate::traffic::{Arrivals, ClassConfig};
 use crate::transport::cc::Registry;
 use crate::transport::tcp::TcpParams;
 use std::collections::HashMap;
@@ -21,70 +23,19 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
     let mut top = Table::new(doc, "")?;
     let name: String = top.or("name", "scenario".to_string())?;
     let _description: Option<String> = top.get("description")?;
-    let duration = top.req::<Duration>("duration", "how long to simulate, e.g. \"2000s\"")?.0;
-    if duration == SimTime::ZERO {
-        return err("duration", "expected a positive duration, got 0");
-    }
-    let warmup = top.get::<Duration>("warmup")?.map_or(SimTime::ZERO, |d| d.0);
-    if warmup >= duration {
-        return err("warmup", format!("must be shorter than duration ({duration}), got {warmup}"));
-    }
+    let (duration, warmup) = read_duration_and_warmup(&mut top)?;
     let file_seed: Option<u64> = top.get("seed")?;
     let tcp = match top.table("tcp")? {
         Some(t) => TcpParams::read(t, &TcpParams::default())?,
         None => TcpParams::default(),
     };
-    let mut names = read_nodes_and_links(&mut top)?;
+    let mut names = read_nodes_and_links(&mut top, registry.queues())?;
     let graph_links = names.links.clone();
     let graph = Graph::new(names.nodes.len(), &graph_links);
 
-    let items = top.list("traffic")?.unwrap_or_default();
-    if items.is_empty() {
-        return err("traffic", "expected at least one traffic class");
-    }
-    let mut classes = Vec::with_capacity(items.len());
-    let mut class_ix: HashMap<String, usize> = HashMap::new();
-    let mut offered_bps = vec![0.0; names.links.len()];
-    for (path, v) in items {
-        let c = read_class(Table::new(v, path.clone())?, &names, &graph, &tcp, registry, base_dir, &mut offered_bps)?;
-        if class_ix.insert(c.name.clone(), classes.len()).is_some() {
-            return err(format!("{path}.name"), format!("duplicate class name {:?}", c.name));
-        }
-        if names.link_ix.contains_key(&c.name) {
-            return err(format!("{path}.name"), format!("{:?} is already a link's name (the series table names links and classes together)", c.name));
-        }
-        classes.push(c);
-    }
-    let mut warnings = Vec::new();
-    for (l, bits) in offered_bps.iter().enumerate() {
-        let load = bits / names.links[l].rate_bps as f64;
-        if load >= 1.0 {
-            warnings.push(format!(
-                "link {:?}: offered load of the Poisson and CBR classes is {load:.3} (headers included), at or above capacity",
-                names.links[l].name
-            ));
-        }
-    }
-    // A link so slow that one packet takes longer to send than the first
-    // retransmission timeout: every first segment times out (spurious timeouts).
-    // The same for the ACKs (header bytes only) on the way back: a 40-byte ACK
-    // takes 3.2 s on a 100 bit/s reverse link.
-    for c in &classes {
-        if let crate::transport::Transport::Window { tcp, .. } = &c.transport {
-            let rto = tcp.initial_rto.as_secs_f64();
-            let ack = tcp.control_bytes() as u64;
-            for (what, bytes, route) in [("packet", tcp.max_packet(), &c.route), ("ACK", ack, &c.ack_route)] {
-                let secs = |link: &LinkConfig| (bytes * 8) as f64 / link.rate_bps as f64;
-                if let Some(link) = route.iter().map(|&l| &names.links[l as usize]).find(|&link| secs(link) > rto) {
-                    let secs = secs(link);
-                    warnings.push(format!(
-                        "class {:?}: one {what} ({bytes} bytes) takes {secs:.3} s to send on link {:?}, longer than initial_rto ({rto} s): expect spurious timeouts",
-                        c.name, link.name
-                    ));
-                }
-            }
-        }
-    }
+    let classes = read_classes(&mut top, &names, &graph, &tcp, registry, base_dir)?;
+    let mut warnings = overload_warnings(&offered_load(&names.links, &classes, duration));
+    warnings.extend(slow_link_warnings(&classes, &names.links));
     let record = read_record(&mut top, &names.link_ix)?;
     let trace = match top.table("trace")? {
         Some(t) => read_trace(t, &names.link_ix, &classes)?,
@@ -146,7 +97,7 @@ pub fn build(doc: &Value, base_dir: &Path, seed: Option<u64>, registry: &Registr
 
 /// The node list (explicit, or the links' endpoints in order of appearance) and
 /// the links, both directions of a duplex link.
-fn read_nodes_and_links(top: &mut Table) -> Result<Names> {
+fn read_nodes_and_links(top: &mut Table, queues: &QueueRegistry) -> Result<Names> {
     let mut n = Names { nodes: Vec::new(), node_ix: HashMap::new(), links: Vec::new(), link_ix: HashMap::new() };
     let explicit = top.get::<Vec<String>>("nodes")?;
     if let Some(list) = &explicit {
@@ -192,7 +143,7 @@ fn read_nodes_and_links(top: &mut Table) -> Result<Names> {
         let delay = t.req::<Duration>("delay", "the link's propagation delay, e.g. \"25ms\"")?.0;
         let queue = match t.table("queue")? {
             Some(mut q) => {
-                let queue = Queue::read(&mut q, rate_bps, delay)?;
+                let queue = queues.read(&mut q, LinkSpeed { rate_bps, delay })?;
                 q.finish("a queue")?;
                 queue
             }
@@ -239,4 +190,63 @@ fn read_record(top: &mut Table, link_ix: &HashMap<String, u32>) -> Result<Record
     }
     t.finish("the record table")?;
     Ok(RecordConfig { interval, arrivals })
+}
+
+/// The `traffic` list: every class read, with a name unique among classes and links.
+fn read_classes(top: &mut Table, names: &Names, graph: &Graph, tcp: &TcpParams, registry: &Registry, base_dir: &Path) -> Result<Vec<ClassConfig>> {
+    let items = top.list("traffic")?.unwrap_or_default();
+    if items.is_empty() {
+        return err("traffic", "expected at least one traffic class");
+    }
+    let mut classes = Vec::with_capacity(items.len());
+    let mut class_ix: HashMap<String, usize> = HashMap::new();
+    for (path, v) in items {
+        let c = read_class(Table::new(v, path.clone())?, names, graph, tcp, registry, base_dir)?;
+        if class_ix.insert(c.name.clone(), classes.len()).is_some() {
+            return err(format!("{path}.name"), format!("duplicate class name {:?}", c.name));
+        }
+        if names.link_ix.contains_key(&c.name) {
+            return err(format!("{path}.name"), format!("{:?} is already a link's name (the series table names links and classes together)", c.name));
+        }
+        classes.push(c);
+    }
+    Ok(classes)
+}
+
+/// A link so slow that one packet takes longer to send than the first
+/// retransmission timeout: every first segment times out (spurious timeouts).
+/// The same for the ACKs (header bytes only) on the way back: a 40-byte ACK
+/// takes 3.2 s on a 100 bit/s reverse link.
+fn slow_link_warnings(classes: &[ClassConfig], links: &[LinkConfig]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for c in classes {
+        if let crate::transport::Transport::Window { tcp, .. } = &c.transport {
+            let rto = tcp.initial_rto.as_secs_f64();
+            let ack = tcp.control_bytes() as u64;
+            for (what, bytes, route) in [("packet", tcp.max_packet(), &c.route), ("ACK", ack, &c.ack_route)] {
+                let secs = |link: &LinkConfig| (bytes * 8) as f64 / link.rate_bps as f64;
+                if let Some(link) = route.iter().map(|&l| &links[l as usize]).find(|&link| secs(link) > rto) {
+                    let secs = secs(link);
+                    warnings.push(format!(
+                        "class {:?}: one {what} ({bytes} bytes) takes {secs:.3} s to send on link {:?}, longer than initial_rto ({rto} s): expect spurious timeouts",
+                        c.name, link.name
+                    ));
+                }
+            }
+        }
+    }
+    warnings
+}
+
+/// The run's `duration` (positive) and `warmup` (shorter than it, default 0).
+fn read_duration_and_warmup(top: &mut Table) -> Result<(SimTime, SimTime)> {
+    let duration = top.req::<Duration>("duration", "how long to simulate, e.g. \"2000s\"")?.0;
+    if duration == SimTime::ZERO {
+        return err("duration", "expected a positive duration, got 0");
+    }
+    let warmup = top.get::<Duration>("warmup")?.map_or(SimTime::ZERO, |d| d.0);
+    if warmup >= duration {
+        return err("warmup", format!("must be shorter than duration ({duration}), got {warmup}"));
+    }
+    Ok((duration, warmup))
 }

@@ -35,7 +35,7 @@ const TYPE_KEYS: &[(&str, &str)] = &[
     ("starts", "long_lived or cbr"),
 ];
 
-/// Read a traffic class; adds its offered load (bits per second) to `offered_bps`.
+/// Read a traffic class.
 pub(super) fn read_class(
     mut t: Table,
     names: &Names,
@@ -43,7 +43,6 @@ pub(super) fn read_class(
     base_tcp: &TcpParams,
     registry: &Registry,
     base_dir: &Path,
-    offered_bps: &mut [f64],
 ) -> Result<ClassConfig> {
     let name: String = t.req("name", "a name for the class")?;
     if name.is_empty() {
@@ -73,39 +72,13 @@ pub(super) fn read_class(
     }
     let phase = read_phase(&mut t, &kind, &transport)?;
     let arrivals = match kind.as_str() {
-        "poisson" => {
-            let a = read_poisson(&mut t, names, &route, base_dir)?;
-            if let Arrivals::Poisson { rate_per_s, size } = &a {
-                // On the wire, with every segment's header (a 1-byte MSS sends 41 bytes a byte).
-                let wire = match &transport {
-                    Transport::Window { tcp, .. } => tcp.max_packet() as f64 / tcp.mss as f64,
-                    Transport::Rate { .. } => 1.0,
-                };
-                for &l in &route {
-                    offered_bps[l as usize] += rate_per_s * size.mean() * 8.0 * wire;
-                }
-            }
-            a
-        }
+        "poisson" => read_poisson(&mut t, names, &route, base_dir)?,
         "long_lived" => read_starts(&mut t)?,
         "flow_list" => {
             let file: String = t.req("file", "flow_list traffic needs a CSV file with columns start, size, class")?;
             Arrivals::FlowList { flows: read_flow_list(&resolve(base_dir, &file), &name, &t.key_path("file"))? }
         }
-        "cbr" => {
-            let a = read_starts(&mut t)?;
-            let n = match &a {
-                Arrivals::LongLived { count } => *count as f64,
-                Arrivals::Starts { times_ns } => times_ns.len() as f64,
-                _ => unreachable!(),
-            };
-            if let Transport::Rate { cc: RateConfig::Cbr(p), .. } = &transport {
-                for &l in &route {
-                    offered_bps[l as usize] += p.rate_bps * n;
-                }
-            }
-            a
-        }
+        "cbr" => read_starts(&mut t)?,
         other => {
             return err(
                 t.key_path("type"),
@@ -124,17 +97,25 @@ pub(super) fn read_class(
             return err(t.key_path(key), format!("only {types} traffic takes `{key}` (this class is {kind})"));
         }
     }
-    if let Transport::Rate { cc: RateConfig::Rcp(_), .. } = &transport {
-        if !route.iter().any(|&l| names.links[l as usize].queue.is_rcp()) {
+    check_route_fits(&t, names, &route, &transport)?;
+    t.finish(&format!("a {kind} class"))?;
+    Ok(ClassConfig { name, src, dst, route, ack_route, start, stop, arrivals, transport, access, phase })
+}
+
+/// What the links of a class's route must offer its transport: RCP's router for an
+/// RCP class, none for a protocol whose header field shares RCP's, and room in every
+/// queue for one of its packets.
+fn check_route_fits(t: &Table, names: &Names, route: &[u32], transport: &Transport) -> Result<()> {
+    let rcp_on_route = || route.iter().any(|&l| names.links[l as usize].queue.is_rcp());
+    if let Transport::Rate { cc, .. } = transport {
+        if matches!(cc, RateConfig::Rcp(_)) && !rcp_on_route() {
             return err(t.key_path("route"), crate::config::RCP_ROUTE);
         }
-    }
-    if let Transport::Rate { cc, .. } = &transport {
-        if cc.header_in_sack() && route.iter().any(|&l| names.links[l as usize].queue.is_rcp()) {
+        if cc.header_in_sack() && rcp_on_route() {
             return err(t.key_path("route"), crate::config::HEADER_ROUTE);
         }
     }
-    for &l in &route {
+    for &l in route {
         let link = &names.links[l as usize];
         if !link.queue.holds(transport.max_packet()) {
             return err(
@@ -143,8 +124,7 @@ pub(super) fn read_class(
             );
         }
     }
-    t.finish(&format!("a {kind} class"))?;
-    Ok(ClassConfig { name, src, dst, route, ack_route, start, stop, arrivals, transport, access, phase })
+    Ok(())
 }
 
 /// `phase = "zero"` (the default) or `"random"`: where in its first packet

@@ -83,8 +83,11 @@ impl Simulation {
 
     /// Build a simulation whose classes may use controllers registered in `registry`.
     pub fn with_registry(cfg: Config, warnings: Vec<String>, registry: &Registry) -> Result<Simulation, String> {
-        let mut links: Vec<Link> =
-            cfg.links.iter().enumerate().map(|(i, l)| Link::new(l, cfg.warmup, cfg.duration, queue::stream(cfg.seed, i as u32))).collect();
+        let mut links = Vec::with_capacity(cfg.links.len());
+        for (i, l) in cfg.links.iter().enumerate() {
+            let queue = registry.queues().start(&l.queue, l.rate_bps, queue::stream(cfg.seed, i as u32))?;
+            links.push(Link::with_discipline(l, cfg.warmup, cfg.duration, queue));
+        }
         for &l in &cfg.record.arrivals {
             links[l as usize].record_arrivals = true;
         }
@@ -117,8 +120,18 @@ impl Simulation {
         if cfg.classes.iter().any(|c| c.access.is_some()) {
             series = series.with_access_metrics();
         }
+        let queue_timers = links
+            .iter()
+            .map(|l: &Link| {
+                let mut t = Timer::default();
+                if let Some(d) = l.queue.deadline() {
+                    t.set(d);
+                }
+                t
+            })
+            .collect();
         let trace = trace::tracer(&cfg, &mut links);
-        let net = Network { now: SimTime::ZERO, queue: EventQueue::new(), links, routes, counters: PacketCounters::default(), trace };
+        let net = Network { now: SimTime::ZERO, queue: EventQueue::new(), links, queue_timers, routes, counters: PacketCounters::default(), trace };
         Ok(Simulation {
             net,
             conns: Vec::new(),
@@ -162,10 +175,10 @@ impl Simulation {
                 self.net.queue.arm(&mut cr.timer, Event::Timer(Owner::Source(ci as u32)));
             }
         }
-        // Links whose queue discipline keeps a timer (RCP's updates): the first is
-        // already set.
-        for (l, link) in self.net.links.iter_mut().enumerate() {
-            if let Some(timer) = link.rcp_timer() {
+        // Links whose queue discipline keeps a deadline (RCP's updates): the first
+        // is already set.
+        for (l, timer) in self.net.queue_timers.iter_mut().enumerate() {
+            if timer.is_set() {
                 self.net.queue.arm(timer, Event::Timer(Owner::Link(l as u32)));
             }
         }
@@ -510,19 +523,18 @@ impl Simulation {
         }
     }
 
-    /// A link's queue discipline is due to run (RCP's rate update).
+    /// A link's queue discipline is due to run (at a deadline of its own).
     fn link_timer(&mut self, l: u32) {
         let now = self.net.now;
-        let link = &mut self.net.links[l as usize];
-        let timer = link.rcp_timer().expect("a link timer of a link that runs RCP");
+        let timer = &mut self.net.queue_timers[l as usize];
         match self.net.queue.fire(timer, now) {
             Firing::Stale => return,
             Firing::Early => {}
-            Firing::Due => {
-                link.rcp_update(now);
-            }
+            Firing::Due => match self.net.links[l as usize].queue_deadline(now) {
+                Some(t) => timer.set(t),
+                None => timer.stop(),
+            },
         }
-        let timer = link.rcp_timer().expect("RCP");
         self.net.queue.arm(timer, Event::Timer(Owner::Link(l)));
     }
 

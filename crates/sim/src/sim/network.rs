@@ -1,7 +1,7 @@
 //! The network during a run: the clock and event queue, the links and routes,
 //! and the packet counters. Everything that moves a packet goes through here.
 use super::event::{ConnTimer, Event, Owner};
-use crate::engine::{EventQueue, SimTime};
+use crate::engine::{EventQueue, SimTime, Timer};
 use crate::metrics::trace::Tracer;
 use crate::net::{Link, Offer, Packet, Routes};
 use crate::transport::rate::RateConn;
@@ -23,6 +23,9 @@ pub struct Network {
     pub now: SimTime,
     pub queue: EventQueue<Event>,
     pub links: Vec<Link>,
+    /// Per link, the deadline of its queue discipline (`Owner::Link`), kept apart from
+    /// the link so that the per-packet path does not carry it.
+    pub queue_timers: Vec<Timer>,
     pub routes: Routes,
     pub counters: PacketCounters,
     /// The run's traces (None: `[trace]` is absent, and nothing is recorded).

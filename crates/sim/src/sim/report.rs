@@ -28,23 +28,26 @@ impl Simulation {
         let mut summary: Vec<(String, Scalar)> = Vec::new();
         let mut put = |k: &str, v: Scalar| summary.push((k.to_string(), v));
         put("name", Scalar::Text(self.cfg.name.clone()));
-        put("seed", Scalar::Int(self.cfg.seed as i64));
+        put("seed", Scalar::Unsigned(self.cfg.seed));
         put("duration_s", Scalar::Num(self.cfg.duration.as_secs_f64()));
         put("simulated_s", Scalar::Num(end.as_secs_f64()));
         put("warmup_s", Scalar::Num(warm.as_secs_f64()));
         put("completed_run", Scalar::Int(!stopped_early as i64));
-        // Flows counted: those that arrived after the warm-up, and the ones that never
-        // end (they start once, often at 0, and never finish).
-        let counted = |i: usize| !ft.warmup[i] || ft.size[i].is_nan();
+        // Every count says what it counts, so that it agrees with the table beside it:
+        // flows of the measured period are the flows table's rows not flagged `warmup`
+        // (a never-ending flow that starts in the warm-up is not one of them), and
+        // `measured_packets_*` count [warm-up, end] as the links table does; the
+        // `whole_run_` counters include the warm-up (docs/engine.md, "Results").
+        let counted = |i: usize| !ft.warmup[i];
         put("flows_arrived", Scalar::Int((0..ft.len()).filter(|&i| counted(i)).count() as i64));
         put("flows_finished", Scalar::Int((0..ft.len()).filter(|&i| counted(i) && ft.finished[i]).count() as i64));
         // The whole run's packets (a conservation check: sent = delivered + dropped +
-        // in flight), then those of the measured period [warm-up, end].
-        put("packets_sent", Scalar::Int(counters.sent as i64));
-        put("packets_delivered", Scalar::Int(counters.delivered as i64));
-        put("packets_dropped", Scalar::Int(counters.dropped as i64));
+        // in flight at the end), then those of the measured period [warm-up, end].
+        put("whole_run_packets_sent", Scalar::Int(counters.sent as i64));
+        put("whole_run_packets_delivered", Scalar::Int(counters.delivered as i64));
+        put("whole_run_packets_dropped", Scalar::Int(counters.dropped as i64));
+        put("whole_run_packets_marked", Scalar::Int(counters.marked as i64));
         put("packets_in_flight", Scalar::Int(counters.in_flight as i64));
-        put("packets_marked", Scalar::Int(counters.marked as i64));
         let w = self.at_warmup;
         put("packets_in_flight_at_warmup", Scalar::Int(w.in_flight as i64));
         put("measured_packets_sent", Scalar::Int((counters.sent - w.sent) as i64));
@@ -67,19 +70,8 @@ impl Simulation {
         put("wall_time_s", Scalar::Num(self.wall_secs));
         put("events_per_s", Scalar::Num(self.events as f64 / self.wall_secs.max(1e-9)));
         put("wall_s_per_sim_s", Scalar::Num(self.wall_secs / end.as_secs_f64().max(1e-9)));
-        let mut arrivals = ArrivalTable::default();
-        for (li, l) in self.net.links.iter().enumerate() {
-            for a in &l.arrivals {
-                arrivals.time.push(a.time.as_secs_f64());
-                arrivals.link.push(li as u32);
-                arrivals.queue_packets.push(a.queue_packets);
-                arrivals.queue_bytes.push(a.queue_bytes);
-                arrivals.backlog.push(a.backlog.as_secs_f64());
-                arrivals.dropped.push(a.dropped);
-            }
-        }
         RunResult {
-            arrivals,
+            arrivals: arrival_table(&self.net.links),
             link_names: self.cfg.links.iter().map(|l| l.name.clone()).collect(),
             class_names: self.cfg.classes.iter().map(|c| c.name.clone()).collect(),
             flows: ft,
@@ -92,6 +84,22 @@ impl Simulation {
     }
 }
 
+
+/// The queue met by every recorded arrival, link after link.
+fn arrival_table(links: &[Link]) -> ArrivalTable {
+    let mut arrivals = ArrivalTable::default();
+    for (li, l) in links.iter().enumerate() {
+        for a in &l.arrivals {
+            arrivals.time.push(a.time.as_secs_f64());
+            arrivals.link.push(li as u32);
+            arrivals.queue_packets.push(a.queue_packets);
+            arrivals.queue_bytes.push(a.queue_bytes);
+            arrivals.backlog.push(a.backlog.as_secs_f64());
+            arrivals.dropped.push(a.dropped);
+        }
+    }
+    arrivals
+}
 
 /// Copy a connection's counters into its flow record.
 pub(super) fn copy_into(tcp: &Tcp, rec: &mut FlowRecord) {

@@ -65,15 +65,22 @@ pub fn read_csv(path: &Path, key: &str, columns: &[&str]) -> Result<Vec<(usize, 
     let mut rest = Vec::new();
     reader.read_to_end(&mut rest).map_err(cannot)?;
     let text = String::from_utf8(rest).map_err(|_| not_text())?;
-    Ok(text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .map(|(n, l)| {
-            let cells: Vec<&str> = l.split(',').map(|c| c.trim()).collect();
-            (n + 1 + skipped, ix.iter().map(|&i| cells.get(i).copied().unwrap_or_default().to_string()).collect())
-        })
-        .collect())
+    let mut rows = Vec::new();
+    for (n, l) in text.lines().enumerate() {
+        if l.trim().is_empty() || l.trim_start().starts_with('#') {
+            continue;
+        }
+        let line = n + 1 + skipped;
+        let cells: Vec<&str> = l.split(',').map(|c| c.trim()).collect();
+        // Every row has the header's cells: a row missing one (or with one too many)
+        // would otherwise be read with an empty cell, or skipped as another class's.
+        if cells.len() != head.len() {
+            let want = head.join(", ");
+            return err(key, format!("{shown} line {line}: expected {} cells ({want}), got {}", head.len(), cells.len()));
+        }
+        rows.push((line, ix.iter().map(|&i| cells[i].to_string()).collect()));
+    }
+    Ok(rows)
 }
 
 /// Cell `v` of column `col` at `line` as a finite number.

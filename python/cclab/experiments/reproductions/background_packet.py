@@ -181,14 +181,14 @@ def run_packet(setup: Setup, policies: Iterable[str], xs: Iterable[float], seeds
     """Every (policy, x, seed) at packet level on up to two threads; the rows of
     :func:`run_metrics` with level, policy, x, k and seed. ``m0``: the first limit of
     each background class by (x, class), e.g. :func:`warm_start` of a flow-level run."""
-    import cclab
+    from ...api import run
 
     jobs = [(p, float(x), int(s)) for x in xs for p in policies for s in seeds]
 
     def one(job):
         p, x, s = job
         first = {n: m0[(x, n)] for n in setup.background if (x, n) in m0} if m0 else None
-        r = cclab.run(packet_scenario(setup, p, x, duration=duration, warmup=warmup, m0=first), seed=s)
+        r = run(packet_scenario(setup, p, x, duration=duration, warmup=warmup, m0=first), seed=s)
         return [{"level": "packet", "policy": p, "x": x, "k": setup.k, "seed": s, **m}
                 for m in run_metrics(r, setup, x, warmup, duration, bins)]
 
@@ -198,7 +198,7 @@ def run_packet(setup: Setup, policies: Iterable[str], xs: Iterable[float], seeds
 
         bar = tqdm(total=len(jobs), unit="run", desc="packet level", leave=False)
     rows = []
-    with ThreadPoolExecutor(fb._threads()) as pool:
+    with ThreadPoolExecutor(fb.run_threads()) as pool:
         for r in pool.map(one, jobs):
             rows.extend(r)
             if bar is not None:
@@ -231,7 +231,7 @@ def run_flow(setup: Setup, policies: Iterable[str], xs: Iterable[float], *, dura
                                            route=setup.routes[n], name=n) for n in setup.background]
             res = flowsim.simulate(flowsim.Scenario(classes=classes, capacities=(cap,) * setup.links,
                                                     duration=duration, warmup=duration / 5,
-                                                    replications=replications, seed=seed, threads=fb._threads()))
+                                                    replications=replications, seed=seed, threads=fb.run_threads()))
             reps = res.replications
             for r, g in reps.groupby("replication"):
                 g = g.set_index("class")

@@ -172,7 +172,9 @@ def packet_metrics(result, warmup: float, end: float) -> dict:
     }
 
 
-def _threads() -> int:
+def run_threads() -> int:
+    """Threads to run packet-level runs on (the engine releases the GIL): two at most,
+    the machines these reproductions are timed on have two cores."""
     return max(1, min(2, os.cpu_count() or 1))
 
 
@@ -207,11 +209,11 @@ class PacketJob:
 def run_packet_jobs(jobs: list[PacketJob], *, progress: bool = False) -> pd.DataFrame:
     """Run packet-level jobs on up to two threads; one row per job, in order: level,
     policy, background_load, k, seed, the job's labels and :func:`packet_metrics`."""
-    import cclab
+    from ...api import run
 
     def one(j: PacketJob):
         sc = packet_scenario(j.policy, j.background_load, k=j.k, duration=j.duration, warmup=j.warmup, **j.kw)
-        r = cclab.run(sc, seed=j.seed)
+        r = run(sc, seed=j.seed)
         return {"level": "packet", "policy": j.policy, "background_load": j.background_load, "k": j.k,
                 "seed": j.seed, **j.labels, **packet_metrics(r, _seconds(sc["warmup"]), _seconds(sc["duration"]))}
 
@@ -221,7 +223,7 @@ def run_packet_jobs(jobs: list[PacketJob], *, progress: bool = False) -> pd.Data
 
         bar = tqdm(total=len(jobs), unit="run", desc="packet level", leave=False)
     rows = []
-    with ThreadPoolExecutor(_threads()) as pool:
+    with ThreadPoolExecutor(run_threads()) as pool:
         for row in pool.map(one, jobs):
             rows.append(row)
             if bar is not None:
@@ -253,7 +255,7 @@ def flow_scenario(policy: str, background_load: float, *, k: int = 0, web_load: 
     classes.append(flowsim.Background(FLOW_POLICIES[policy], dict(params or {}), load=background_load,
                                       mean_size=MEAN_BYTES, route=path, name=BACKGROUND))
     return flowsim.Scenario(classes=classes, capacities=(cap,) * links, duration=duration, warmup=duration / 5,
-                            replications=replications, seed=seed, threads=_threads())
+                            replications=replications, seed=seed, threads=run_threads())
 
 
 def run_flow(policies: Iterable[str], loads: Iterable[float], *, k: int = 0, duration: float, replications: int,

@@ -73,9 +73,9 @@ def summarise(runs: pd.DataFrame, keys: list[str], cols: list[str]) -> pd.DataFr
 
 
 def _run(sc: dict, seed: int):
-    import cclab
+    from ...api import run
 
-    return cclab.run(sc, seed=seed)
+    return run(sc, seed=seed)
 
 
 def _rate(r, cls: str) -> float:

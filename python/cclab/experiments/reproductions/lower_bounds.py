@@ -892,10 +892,10 @@ def rcp_run(n: int, target: float, run: int, seed: int, duration_s: float, warmu
     """One run of section VII: N flows starting at Poisson times (the exponential inter-arrival
     times of Fig. 2 with mean D/U, the smooth model's own draws for that run), measured on the
     core link over [warm-up, end]: loss rate (drops over arrivals) and utilization."""
-    import cclab
+    from ...api import run as run_packets
 
     ticks = lb.arrival_times(n, "exponential", target, seed=seed, run=run, ticks_per_packet=RCP_D_NS)
-    r = cclab.run(rcp_scenario(np.asarray(ticks) * 1e-9, target, duration_s, warmup_s, seed))
+    r = run_packets(rcp_scenario(np.asarray(ticks) * 1e-9, target, duration_s, warmup_s, seed))
     core = r.links[r.links["name"] == "core"].iloc[0]
     drops, sent = float(core["drops"]), float(core["packets_sent"])
     return {"n_flows": n, "target_utilization": target, "run": run, "loss_rate": drops / (drops + sent),

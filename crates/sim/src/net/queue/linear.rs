@@ -2,7 +2,8 @@
 //! "Heterogeneous congestion control: efficiency, fairness and design" (§II-B,
 //! eq. (2)): every packet is marked with probability p(b), linear in the average
 //! queue b between two thresholds and constant above.
-use super::{check_profile, fit, read_limit, read_mean_packet, read_number, read_thresholds, signal, Arrival, Average, DropTail, Unit, Verdict};
+use super::{check_profile, fit, read_limit, read_mean_packet, read_number, read_thresholds, signal, Arrival, Average, LinkSpeed, QueueConfig, QueueDiscipline, DropTail, Unit, Verdict};
+use crate::net::packet::Packet;
 use crate::settings::{Result, Table};
 use cclab_rng::Xoshiro256pp;
 use serde::{Deserialize, Serialize};
@@ -85,6 +86,35 @@ impl LinearState {
         let p = c.p(self.avg.update(c.unit.of(a) as f64, a.idle));
         let verdict = if p > 0.0 && self.rng.uniform() < p { signal(c.ecn, a.ect) } else { Verdict::Enqueue };
         fit(verdict, c.limit_packets, c.limit_bytes, a)
+    }
+}
+
+/// The discipline's seam (registry.rs): its own reader, check and state.
+impl QueueConfig for Linear {
+    const NAME: &'static str = "linear";
+    type State = Box<LinearState>;
+
+    fn read(t: &mut Table, link: LinkSpeed) -> Result<Linear> {
+        Linear::read(t, link.rate_bps)
+    }
+
+    fn check(&self) -> std::result::Result<(), (&'static str, String)> {
+        self.validate()
+    }
+
+    fn limits(&self) -> (Option<u64>, Option<u64>) {
+        (self.limit_packets, self.limit_bytes)
+    }
+
+    fn start(&self, rate_bps: u64, rng: Xoshiro256pp) -> Box<LinearState> {
+        Box::new(LinearState::new(self, rate_bps, rng))
+    }
+}
+
+impl QueueDiscipline for LinearState {
+    #[inline]
+    fn admit(&mut self, a: &Arrival, _pkt: &mut Packet) -> Verdict {
+        LinearState::admit(self, a)
     }
 }
 

@@ -1,27 +1,32 @@
 //! Queue disciplines: the decision taken when a packet reaches a link's queue.
 //!
-//! Each discipline has a configuration (a variant of [`Queue`], part of the
-//! canonical configuration, read from the link's `queue = { type = ..., ... }`
-//! table by the discipline's own file) and a run-time state (a variant of
-//! [`Discipline`], built from the configuration for one run). Drop-tail's state
-//! is its configuration; RED and the linear profile keep an average queue, a
-//! counter and a random stream of their own; RCP (`rcp.rs`) a rate it updates
-//! at a timer of the link's and writes into the packets it admits.
+//! Each discipline has a configuration (a [`QueueConfig`]: a variant of [`Queue`],
+//! part of the canonical configuration, read from the link's `queue = { type =
+//! ..., ... }` table by the discipline's own file) and a run-time state (a
+//! [`QueueDiscipline`]: a variant of [`Discipline`], built from the configuration
+//! for one run). Drop-tail's state is its configuration; RED and the linear
+//! profile keep an average queue, a counter and a random stream of their own; RCP
+//! (`rcp.rs`) a rate it updates at a deadline of its own (the link's timer runs it)
+//! and writes into the packets it admits. `registry.rs` lists them, and registers
+//! others at run time.
 mod average;
+mod discipline;
 mod droptail;
 mod linear;
 pub mod rcp;
 mod red;
 mod red_auto;
+mod registry;
 
 pub use average::Average;
 pub use droptail::DropTail;
 pub use linear::{Linear, LinearState};
 pub use rcp::{Rcp, RcpState};
 pub use red::{Red, RedState};
+pub use discipline::{LinkSpeed, QueueConfig, QueueDiscipline, Waiting};
+pub use registry::{Discipline, Queue, QueueRegistry, BUILTIN};
 
 use crate::engine::SimTime;
-use crate::net::packet::Packet;
 use crate::settings::{err, QueueLimit, Result, Table};
 use cclab_rng::{StreamKey, Xoshiro256pp};
 use serde::{Deserialize, Serialize};
@@ -76,113 +81,10 @@ impl Unit {
     }
 }
 
-/// The queue discipline of a link, as configured.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Queue {
-    #[serde(rename = "droptail")]
-    DropTail(DropTail),
-    Red(Red),
-    Linear(Linear),
-    Rcp(Rcp),
-}
-
-impl Default for Queue {
-    fn default() -> Self {
-        Queue::DropTail(DropTail::default())
-    }
-}
-
-impl Queue {
-    /// Read a link's `queue` table; `rate_bps` converts limits and thresholds given
-    /// as time, and with `delay` sets RED's automatic parameters.
-    pub fn read(t: &mut Table, rate_bps: u64, delay: SimTime) -> Result<Queue> {
-        let kind: String = t.or("type", "droptail".to_string())?;
-        let q = match kind.as_str() {
-            "droptail" => Queue::DropTail(DropTail::read(t, rate_bps)?),
-            "red" => Queue::Red(Red::read(t, rate_bps, delay)?),
-            "linear" => Queue::Linear(Linear::read(t, rate_bps)?),
-            "rcp" => Queue::Rcp(Rcp::read(t, rate_bps)?),
-            other => return err(t.key_path("type"), format!("unknown queue discipline {other:?}; expected \"droptail\", \"red\", \"linear\" or \"rcp\"")),
-        };
-        if let Err((key, msg)) = q.validate() {
-            return err(t.key_path(key), msg);
-        }
-        Ok(q)
-    }
-
-    /// Check the parameters; on failure, the key at fault and what is wrong.
-    pub fn validate(&self) -> std::result::Result<(), (&'static str, String)> {
-        match self {
-            Queue::DropTail(_) => Ok(()),
-            Queue::Red(r) => r.validate(),
-            Queue::Linear(l) => l.validate(),
-            Queue::Rcp(r) => r.validate(),
-        }
-    }
-
-    /// (packets, bytes) limits of the buffer, for the links table.
-    pub fn limits(&self) -> (Option<u64>, Option<u64>) {
-        match self {
-            Queue::DropTail(d) => (d.limit_packets, d.limit_bytes),
-            Queue::Red(r) => (r.limit_packets, r.limit_bytes),
-            Queue::Linear(l) => (l.limit_packets, l.limit_bytes),
-            Queue::Rcp(r) => (r.limit_packets, r.limit_bytes),
-        }
-    }
-
-    /// Whether the link runs RCP (sets the rate of the RCP flows crossing it).
-    pub fn is_rcp(&self) -> bool {
-        matches!(self, Queue::Rcp(_))
-    }
-
-    /// Whether a packet of `bytes` fits an empty buffer (a byte limit below a
-    /// packet's size would drop every such packet).
-    pub fn holds(&self, bytes: u64) -> bool {
-        self.limits().1.is_none_or(|l| bytes <= l)
-    }
-}
-
 /// The random stream of link `link`'s queue: one per link, so a link's marks and
 /// drops depend only on the seed and what reaches that link.
 pub fn stream(seed: u64, link: u32) -> Xoshiro256pp {
     cclab_rng::stream(seed, StreamKey::new("queue").num(link as u64))
-}
-
-/// A queue discipline during a run. (An explicit tag byte: telling drop-tail
-/// apart is then one comparison, where a niche in its limits took four.)
-#[repr(u8)]
-pub enum Discipline {
-    DropTail(DropTail),
-    Red(Box<RedState>),
-    Linear(Box<LinearState>),
-    Rcp(Box<RcpState>),
-}
-
-impl Discipline {
-    /// The state of `q` at the start of a run on a link of `rate_bps`, drawing from `rng`.
-    pub fn new(q: &Queue, rate_bps: u64, rng: Xoshiro256pp) -> Discipline {
-        match q {
-            Queue::DropTail(d) => Discipline::DropTail(d.clone()),
-            Queue::Red(r) => Discipline::Red(Box::new(RedState::new(r, rate_bps, rng))),
-            Queue::Linear(l) => Discipline::Linear(Box::new(LinearState::new(l, rate_bps, rng))),
-            Queue::Rcp(r) => Discipline::Rcp(Box::new(RcpState::new(r, rate_bps))),
-        }
-    }
-
-    /// Decide on a packet `pkt` arriving to `q_packets` / `q_bytes` waiting;
-    /// `arrival` says the rest, for the disciplines that need it (drop-tail never
-    /// builds it, which keeps its per-packet work what it was). RCP may lower the
-    /// rate field of a packet it admits.
-    #[inline]
-    pub fn admit(&mut self, q_packets: u64, q_bytes: u64, pkt: &mut Packet, arrival: impl FnOnce() -> Arrival) -> Verdict {
-        match self {
-            Discipline::DropTail(d) => d.admit(q_packets, q_bytes, pkt.size),
-            Discipline::Red(r) => r.admit(&arrival()),
-            Discipline::Linear(l) => l.admit(&arrival()),
-            Discipline::Rcp(r) => r.admit(q_packets, q_bytes, pkt),
-        }
-    }
 }
 
 /// Whether a packet of `size` bytes arriving to `q_packets` / `q_bytes` waiting

@@ -19,10 +19,11 @@
 //! paper used: the initial R (5% of the link rate), the lower clip of R, the
 //! gain of the RTT average and the interval's start at the first update. The
 //! choices and deviations are listed in docs/protocols.md (RCP).
-use super::{err, overflows, read_limit, read_number, DropTail, Verdict};
-use crate::engine::{SimTime, Timer};
+use super::{err, overflows, read_limit, read_number, Arrival, DropTail, LinkSpeed, QueueConfig, QueueDiscipline, Verdict, Waiting};
+use crate::engine::SimTime;
 use crate::net::packet::{Packet, ACK, DATAGRAM};
 use crate::settings::{Duration, Result, Table};
+use cclab_rng::Xoshiro256pp;
 use serde::{Deserialize, Serialize};
 
 /// ns-2's floor of the advertised rate: `min_pprtt_` 1000-byte packets per mean
@@ -181,7 +182,7 @@ pub struct RcpState {
     /// The smallest queue (bytes) an arrival met in the interval.
     q_min: u64,
     /// The next update.
-    pub timer: Timer,
+    next: SimTime,
     /// Updates so far.
     pub updates: u64,
 }
@@ -192,8 +193,6 @@ impl RcpState {
         let rate = link_bps * cfg.initial_rate;
         let d = cfg.initial_rtt.as_secs_f64();
         let t = cfg.interval.min(cfg.initial_rtt);
-        let mut timer = Timer::default();
-        timer.set(t);
         RcpState {
             cfg: cfg.clone(),
             link_bps,
@@ -208,7 +207,7 @@ impl RcpState {
             rtt_sum: 0.0,
             rtt_bytes: 0,
             q_min: u64::MAX,
-            timer,
+            next: t,
             updates: 0,
         }
     }
@@ -262,14 +261,55 @@ impl RcpState {
         self.rtt_sum = 0.0;
         self.rtt_bytes = 0;
         self.q_min = u64::MAX;
-        let next = now + self.t;
-        self.timer.set(next);
-        next
+        self.next = now + self.t;
+        self.next
     }
 
     /// The rate field a datagram leaves with (f32 of R).
     pub fn advertised(&self) -> f32 {
         self.field
+    }
+}
+
+/// The discipline's seam (registry.rs): its own reader, check and state.
+impl QueueConfig for Rcp {
+    const NAME: &'static str = "rcp";
+    type State = Box<RcpState>;
+
+    fn read(t: &mut Table, link: LinkSpeed) -> Result<Rcp> {
+        Rcp::read(t, link.rate_bps)
+    }
+
+    fn check(&self) -> std::result::Result<(), (&'static str, String)> {
+        self.validate()
+    }
+
+    fn limits(&self) -> (Option<u64>, Option<u64>) {
+        (self.limit_packets, self.limit_bytes)
+    }
+
+    fn start(&self, rate_bps: u64, _rng: Xoshiro256pp) -> Box<RcpState> {
+        Box::new(RcpState::new(self, rate_bps))
+    }
+}
+
+/// RCP decides from the queue alone, and updates its rate at a deadline of its own.
+impl QueueDiscipline for RcpState {
+    fn admit(&mut self, a: &Arrival, pkt: &mut Packet) -> Verdict {
+        RcpState::admit(self, a.q_packets, a.q_bytes, pkt)
+    }
+
+    #[inline]
+    fn admit_lazy<F: Fn() -> Arrival>(&mut self, q_packets: u64, q_bytes: u64, pkt: &mut Packet, _arrival: F) -> Verdict {
+        RcpState::admit(self, q_packets, q_bytes, pkt)
+    }
+
+    fn deadline(&self) -> Option<SimTime> {
+        Some(self.next)
+    }
+
+    fn on_deadline(&mut self, now: SimTime, waiting: Waiting) {
+        self.update(now, waiting.bytes);
     }
 }
 
@@ -291,7 +331,7 @@ mod tests {
         //   R = 5e6 · (1 + (0.01/0.199875) · (0.4·(85e6 − 100e6) − 0.4·40000/0.199875) / 85e6)
         let cfg = Rcp { target_utilization: 0.85, ..Rcp::default() };
         let mut s = RcpState::new(&cfg, 100_000_000);
-        assert_eq!(s.timer.deadline(), Some(SimTime::from_millis(10)));
+        assert_eq!(QueueDiscipline::deadline(&s), Some(SimTime::from_millis(10)));
         for _ in 0..125 {
             let mut p = datagram(1000, 100_000, f32::INFINITY);
             assert_eq!(s.admit(0, 0, &mut p), Verdict::Enqueue);
@@ -331,7 +371,7 @@ mod tests {
         // With a 500 ms cap T follows d itself.
         let cfg = Rcp { interval: SimTime::from_millis(500), initial_rtt: SimTime::from_millis(30), ..Rcp::default() };
         let mut s = RcpState::new(&cfg, 10_000_000);
-        assert_eq!(s.timer.deadline(), Some(SimTime::from_millis(30)));
+        assert_eq!(QueueDiscipline::deadline(&s), Some(SimTime::from_millis(30)));
         assert_eq!(s.update(SimTime::from_millis(30), 0), SimTime::from_millis(60));
     }
 

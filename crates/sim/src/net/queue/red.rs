@@ -3,8 +3,9 @@
 //! the rules ns-2's `queue/red.cc` and ns-3 3.44's `RedQueueDisc` add where the
 //! paper is silent (docs/protocols.md, "RED", lists each).
 use super::red_auto;
-use super::{check_profile, fit, read_limit, read_mean_packet, read_number, read_threshold, read_thresholds, signal, Arrival, Average, Unit, Verdict};
+use super::{check_profile, fit, read_limit, read_mean_packet, read_number, read_threshold, read_thresholds, signal, Arrival, Average, LinkSpeed, QueueConfig, QueueDiscipline, Unit, Verdict};
 use crate::engine::SimTime;
+use crate::net::packet::Packet;
 use crate::settings::{Result, Table};
 use serde_json::Value;
 use cclab_rng::Xoshiro256pp;
@@ -212,6 +213,35 @@ impl RedState {
         } else {
             false
         }
+    }
+}
+
+/// The discipline's seam (registry.rs): its own reader, check and state.
+impl QueueConfig for Red {
+    const NAME: &'static str = "red";
+    type State = Box<RedState>;
+
+    fn read(t: &mut Table, link: LinkSpeed) -> Result<Red> {
+        Red::read(t, link.rate_bps, link.delay)
+    }
+
+    fn check(&self) -> std::result::Result<(), (&'static str, String)> {
+        self.validate()
+    }
+
+    fn limits(&self) -> (Option<u64>, Option<u64>) {
+        (self.limit_packets, self.limit_bytes)
+    }
+
+    fn start(&self, rate_bps: u64, rng: Xoshiro256pp) -> Box<RedState> {
+        Box::new(RedState::new(self, rate_bps, rng))
+    }
+}
+
+impl QueueDiscipline for RedState {
+    #[inline]
+    fn admit(&mut self, a: &Arrival, _pkt: &mut Packet) -> Verdict {
+        RedState::admit(self, a)
     }
 }
 

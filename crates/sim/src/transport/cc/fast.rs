@@ -2,7 +2,7 @@
 //! performance", Infocom 2004; Wei, Jin, Low, Hegde, IEEE/ACM ToN 14(6), 2006),
 //! with the α adaptation of Algorithm 1 of Tang, Wei, Low, Chiang,
 //! "Heterogeneous congestion control: efficiency, fairness and design"
-//! (`/work/shared/papers/heterogeneous-congestion-control.md`, §II-III, §VII).
+//! (`../shared/papers/heterogeneous-congestion-control.md`, §II-III, §VII).
 //!
 //! Where the papers leave a detail open this file follows the ns-2 FAST module
 //! (Cui and Andrew, University of Melbourne, v1.1.3, `tcp/tcp-fast.cc` in ns-2.35,
@@ -251,6 +251,37 @@ impl WindowProtocol for Fast {
         };
         t.finish("the fast controller")?;
         Ok(FastParams { alpha, gamma, update_interval_ns: update.map(|u| u.0), mi_threshold_ns: mi.0, react_to_ecn, adaptation })
+    }
+
+    fn check(p: &FastParams) -> std::result::Result<(), (&'static str, String)> {
+        if !(p.alpha > 0.0 && p.alpha <= MAX_ALPHA) {
+            return Err(("alpha", format!("expected a positive number of packets of at most {MAX_ALPHA:e}, got {}", p.alpha)));
+        }
+        if !(p.gamma > 0.0 && p.gamma <= 1.0) {
+            return Err(("gamma", format!("expected a number in (0, 1], got {}", p.gamma)));
+        }
+        if p.update_interval_ns.is_some_and(|u| u == 0 || u > SimTime::LONGEST.0) {
+            return Err(("update_interval_ns", "expected a positive time of at most 1e9 s, or null (once per round trip)".into()));
+        }
+        if p.mi_threshold_ns > SimTime::LONGEST.0 {
+            return Err(("mi_threshold_ns", "expected a time of at most 1e9 s".into()));
+        }
+        if let Some(a) = &p.adaptation {
+            let time = |ns: u64| ns > 0 && ns <= SimTime::LONGEST.0;
+            if !time(a.w_ns) {
+                return Err(("adaptation.w_ns", "expected a positive time of at most 1e9 s".into()));
+            }
+            if !time(a.interval_ns) {
+                return Err(("adaptation.interval_ns", "expected a positive time of at most 1e9 s".into()));
+            }
+            if !(a.delta > 0.0 && a.delta < 1.0) {
+                return Err(("adaptation.delta", format!("expected a number between 0 and 1 (exclusive), got {}", a.delta)));
+            }
+            if a.stop_after_no_loss_ns.is_some_and(|s| !time(s)) {
+                return Err(("adaptation.stop_after_no_loss_ns", "expected a positive time of at most 1e9 s, or null (never)".into()));
+            }
+        }
+        Ok(())
     }
 
     fn new(p: &FastParams) -> Self {

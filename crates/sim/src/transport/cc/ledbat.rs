@@ -321,6 +321,31 @@ impl WindowProtocol for Ledbat {
         Ok(p)
     }
 
+    fn check(p: &LedbatParams) -> std::result::Result<(), (&'static str, String)> {
+        if p.target == SimTime::ZERO || p.target > SimTime::LONGEST {
+            return Err(("target_ns", format!("expected a positive time of at most 1e9 s, got {} ns", p.target.0)));
+        }
+        if !(p.gain > 0.0 && p.gain <= 100.0) {
+            return Err(("gain", format!("expected a positive number at most 100, got {}", p.gain)));
+        }
+        if !(1..=MAX_LIST).contains(&p.base_history) {
+            return Err(("base_history", format!("expected a whole number from 1 to {MAX_LIST}, got {}", p.base_history)));
+        }
+        if !(1..=MAX_LIST).contains(&p.current_filter) {
+            return Err(("current_filter", format!("expected a whole number from 1 to {MAX_LIST}, got {}", p.current_filter)));
+        }
+        if !(1..=100_000).contains(&p.min_cwnd) {
+            return Err(("min_cwnd", format!("expected a whole number from 1 to 100000, got {}", p.min_cwnd)));
+        }
+        if p.init_cwnd.is_some_and(|n| !(1..=100_000).contains(&n)) {
+            return Err(("init_cwnd", "expected a whole number from 1 to 100000, or null (tcp.initial_window)".into()));
+        }
+        if p.allowed_increase.is_some_and(|a| !(0.0..=100_000.0).contains(&a)) {
+            return Err(("allowed_increase", "expected a number from 0 to 100000, or null (no cap)".into()));
+        }
+        Ok(())
+    }
+
     fn new(p: &LedbatParams) -> Self {
         Ledbat(Box::new(State::new(p)))
     }
@@ -498,6 +523,113 @@ impl CongestionControl for Ledbat {
 }
 
 impl State {
+    /// ns-3's slow start (with `slow_start`): true when it set the window for this ACK.
+    #[inline]
+    fn slow_start_step(&mut self, w: &mut Window, ack: &Ack) -> bool {
+        let mss = w.mss;
+        if self.slow_start {
+            // ns-3 TcpLedbat::IncreaseWindow: slow start again after a timeout (cwnd of
+            // one segment); one segment per ACK while cwnd <= ssthresh (RFC 5681 eq. 2).
+            if w.cwnd <= mss {
+                self.can_ss = true;
+            }
+            if self.can_ss && w.cwnd <= w.ssthresh {
+                w.cwnd += ack.bytes_acked.min(mss);
+                self.set_cwnd = w.cwnd;
+                return true;
+            }
+            self.can_ss = false;
+        }
+        false
+    }
+
+    /// RFC 6817's window rule, in floating point. Returns true (the window was set).
+    #[inline]
+    fn grow_rfc6817(&mut self, w: &mut Window, ack: &Ack, off: f64) -> bool {
+        let mss = w.mss;
+        if w.cwnd != self.set_cwnd {
+            self.acc = w.cwnd as f64;
+        }
+        // cwnd += GAIN · off_target · bytes_newly_acked · MSS / cwnd (§2.4.2).
+        let mut c = self.acc + off * (ack.bytes_acked * mss) as f64 / self.acc;
+        // cwnd = min(cwnd, flightsize + ALLOWED_INCREASE · MSS). (Tests rather
+        // than min/max: rarely taken, they keep the per-ACK chain short.)
+        if self.allowed_increase >= 0.0 {
+            let cap = ack.flight as f64 + self.allowed_increase * mss as f64;
+            if c > cap {
+                c = cap;
+            }
+        }
+        // cwnd = max(cwnd, MIN_CWND · MSS).
+        let floor = (self.min_cwnd as u64 * mss) as f64;
+        if c < floor {
+            c = floor;
+        }
+        self.acc = c;
+        w.cwnd = c as u64;
+        true
+    }
+
+    /// ns-3's window rule, in whole bytes. Returns true (the window was set).
+    #[inline]
+    fn grow_ns3(&mut self, w: &mut Window, ack: &Ack, off: f64) -> bool {
+        let mss = w.mss;
+        // TcpLedbat::CongestionAvoidance: the increment in bytes is added to the
+        // integer window and the sum truncated; then the cap and the floor. The
+        // cap is ns-3's m_highTxMark − m_lastAckedSeq (after this ACK) plus
+        // segmentsAcked whole segments: the flight before the ACK when it
+        // acknowledges whole segments; ALLOWED_INCREASE (0 in the variant) on top.
+        let inc = off * (ack.bytes_acked * mss) as f64 / w.cwnd as f64;
+        let mut c = (w.cwnd as f64 + inc).max(0.0) as u64;
+        if self.allowed_increase >= 0.0 {
+            let before = ack.flight - ack.bytes_acked + ack.bytes_acked / mss * mss;
+            c = c.min(before + (self.allowed_increase * mss as f64) as u64);
+        }
+        w.cwnd = c.max(self.min_cwnd as u64 * mss);
+        if w.cwnd <= w.ssthresh {
+            w.ssthresh = w.cwnd - 1;
+        }
+        true
+    }
+
+    /// The ns-2 module's window rule, in packets: false when the window was not
+    /// cwnd-limited and nothing changed.
+    #[inline]
+    fn grow_ns2(&mut self, w: &mut Window, ack: &Ack, off: f64) -> bool {
+        let mss = w.mss;
+        // tcp_ledbat_cong_avoid: nothing unless cwnd-limited.
+        if !ack.cwnd_limited {
+            return false;
+        }
+        if w.cwnd != self.set_cwnd {
+            self.pkts = (w.cwnd / mss).max(1);
+        }
+        // draft-00: cwnd += GAIN · off_target / cwnd per ACK, off_target at most
+        // TARGET ("do not ramp more than TCP"); counted in a per-ACK counter.
+        self.acc += off.min(1.0);
+        if self.acc >= 0.0 {
+            if self.acc >= self.pkts as f64 {
+                self.pkts += 1;
+                self.acc = 0.0;
+            }
+        } else if self.pkts > self.min_cwnd as u64 {
+            // One packet less, and the counter just under the next increase.
+            self.pkts -= 1;
+            self.acc = (self.pkts - 1) as f64;
+        } else {
+            self.acc = 0.0;
+        }
+        w.cwnd = self.pkts * mss;
+        if self.allowed_increase >= 0.0 {
+            let cap = ack.flight + (self.allowed_increase * mss as f64) as u64;
+            if w.cwnd > cap {
+                self.pkts = (cap / mss).max(self.min_cwnd as u64);
+                w.cwnd = self.pkts * mss;
+            }
+        }
+        true
+    }
+
     fn on_start(&mut self, w: &mut Window, _now: SimTime) {
         // RFC 6817 §2.5: INIT_CWND SHOULD be 2; the ns-2 module starts from the
         // agent's initial window; ns-3 from the socket's InitialCwnd.
@@ -525,95 +657,18 @@ impl State {
             // Duplicates grow nothing; in recovery the machinery owns the window.
             return;
         }
-        let mss = w.mss;
-        if self.slow_start {
-            // ns-3 TcpLedbat::IncreaseWindow: slow start again after a timeout (cwnd of
-            // one segment); one segment per ACK while cwnd <= ssthresh (RFC 5681 eq. 2).
-            if w.cwnd <= mss {
-                self.can_ss = true;
-            }
-            if self.can_ss && w.cwnd <= w.ssthresh {
-                w.cwnd += ack.bytes_acked.min(mss);
-                self.set_cwnd = w.cwnd;
-                return;
-            }
-            self.can_ss = false;
+        if self.slow_start_step(w, ack) {
+            return;
         }
         let Some(off) = self.off_target() else { return };
-        match self.implementation {
-            Implementation::Rfc6817 => {
-                if w.cwnd != self.set_cwnd {
-                    self.acc = w.cwnd as f64;
-                }
-                // cwnd += GAIN · off_target · bytes_newly_acked · MSS / cwnd (§2.4.2).
-                let mut c = self.acc + off * (ack.bytes_acked * mss) as f64 / self.acc;
-                // cwnd = min(cwnd, flightsize + ALLOWED_INCREASE · MSS). (Tests rather
-                // than min/max: rarely taken, they keep the per-ACK chain short.)
-                if self.allowed_increase >= 0.0 {
-                    let cap = ack.flight as f64 + self.allowed_increase * mss as f64;
-                    if c > cap {
-                        c = cap;
-                    }
-                }
-                // cwnd = max(cwnd, MIN_CWND · MSS).
-                let floor = (self.min_cwnd as u64 * mss) as f64;
-                if c < floor {
-                    c = floor;
-                }
-                self.acc = c;
-                w.cwnd = c as u64;
-            }
-            Implementation::Ns3 => {
-                // TcpLedbat::CongestionAvoidance: the increment in bytes is added to the
-                // integer window and the sum truncated; then the cap and the floor. The
-                // cap is ns-3's m_highTxMark − m_lastAckedSeq (after this ACK) plus
-                // segmentsAcked whole segments: the flight before the ACK when it
-                // acknowledges whole segments; ALLOWED_INCREASE (0 in the variant) on top.
-                let inc = off * (ack.bytes_acked * mss) as f64 / w.cwnd as f64;
-                let mut c = (w.cwnd as f64 + inc).max(0.0) as u64;
-                if self.allowed_increase >= 0.0 {
-                    let before = ack.flight - ack.bytes_acked + ack.bytes_acked / mss * mss;
-                    c = c.min(before + (self.allowed_increase * mss as f64) as u64);
-                }
-                w.cwnd = c.max(self.min_cwnd as u64 * mss);
-                if w.cwnd <= w.ssthresh {
-                    w.ssthresh = w.cwnd - 1;
-                }
-            }
-            Implementation::Ns2 => {
-                // tcp_ledbat_cong_avoid: nothing unless cwnd-limited.
-                if !ack.cwnd_limited {
-                    return;
-                }
-                if w.cwnd != self.set_cwnd {
-                    self.pkts = (w.cwnd / mss).max(1);
-                }
-                // draft-00: cwnd += GAIN · off_target / cwnd per ACK, off_target at most
-                // TARGET ("do not ramp more than TCP"); counted in a per-ACK counter.
-                self.acc += off.min(1.0);
-                if self.acc >= 0.0 {
-                    if self.acc >= self.pkts as f64 {
-                        self.pkts += 1;
-                        self.acc = 0.0;
-                    }
-                } else if self.pkts > self.min_cwnd as u64 {
-                    // One packet less, and the counter just under the next increase.
-                    self.pkts -= 1;
-                    self.acc = (self.pkts - 1) as f64;
-                } else {
-                    self.acc = 0.0;
-                }
-                w.cwnd = self.pkts * mss;
-                if self.allowed_increase >= 0.0 {
-                    let cap = ack.flight + (self.allowed_increase * mss as f64) as u64;
-                    if w.cwnd > cap {
-                        self.pkts = (cap / mss).max(self.min_cwnd as u64);
-                        w.cwnd = self.pkts * mss;
-                    }
-                }
-            }
+        let grown = match self.implementation {
+            Implementation::Rfc6817 => self.grow_rfc6817(w, ack, off),
+            Implementation::Ns3 => self.grow_ns3(w, ack, off),
+            Implementation::Ns2 => self.grow_ns2(w, ack, off),
+        };
+        if grown {
+            self.set_cwnd = w.cwnd;
         }
-        self.set_cwnd = w.cwnd;
     }
 
     fn on_congestion(&mut self, w: &Window, event: Congestion, flight: u64) -> u64 {

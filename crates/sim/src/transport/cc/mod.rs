@@ -179,6 +179,13 @@ pub trait WindowProtocol: CongestionControl + Clone + Debug + Send + 'static {
     /// Read (and validate) the class's `cc` table (an empty table if absent); call
     /// `t.finish(...)` so that unknown keys are errors.
     fn read(t: Table) -> Result<Self::Params>;
+    /// The first parameter out of range (its key in the canonical `params`), and why.
+    /// The one range check of the parameters, run on every way in: after `read` (a
+    /// scenario file or a Python dict) and when a canonical configuration is read
+    /// back (`Config::check`).
+    fn check(_params: &Self::Params) -> std::result::Result<(), (&'static str, String)> {
+        Ok(())
+    }
     /// A controller for one new connection (the window, with the MSS, comes with
     /// every call).
     fn new(params: &Self::Params) -> Self;
@@ -227,6 +234,9 @@ impl<T: WindowProtocol> WindowProtocol for Box<T> {
     type Params = T::Params;
     fn read(t: Table) -> Result<Self::Params> {
         T::read(t)
+    }
+    fn check(params: &Self::Params) -> std::result::Result<(), (&'static str, String)> {
+        T::check(params)
     }
     fn new(params: &Self::Params) -> Self {
         Box::new(T::new(params))

@@ -42,12 +42,12 @@
 //! timeout; the machinery restarts from one segment.
 use super::{Ack, Congestion, CongestionControl, RenoGrowth, Window, WindowProtocol};
 use crate::engine::SimTime;
-use crate::settings::{err, Result, Table};
+use crate::settings::{Result, Table};
 use serde::{Deserialize, Serialize};
 
 /// MulTCP's one parameter.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, try_from = "RawMulTcpParams")]
+#[serde(deny_unknown_fields)]
 pub struct MulTcpParams {
     /// The share taken against one standard TCP flow: a real number above 0
     /// (default 1: exactly NewReno).
@@ -57,21 +57,6 @@ pub struct MulTcpParams {
 impl Default for MulTcpParams {
     fn default() -> Self {
         MulTcpParams { weight: 1.0 }
-    }
-}
-
-/// The same field, unchecked: the canonical JSON is checked again when read back.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawMulTcpParams {
-    weight: f64,
-}
-
-impl TryFrom<RawMulTcpParams> for MulTcpParams {
-    type Error = String;
-    fn try_from(r: RawMulTcpParams) -> std::result::Result<Self, String> {
-        check_weight(r.weight).map_err(|m| format!("weight: {m}"))?;
-        Ok(MulTcpParams { weight: r.weight })
     }
 }
 
@@ -112,11 +97,12 @@ impl WindowProtocol for MulTcp {
     /// `cc = { weight = 0.5 }` (optional; default 1).
     fn read(mut t: Table) -> Result<MulTcpParams> {
         let weight: f64 = t.or("weight", MulTcpParams::default().weight)?;
-        if let Err(m) = check_weight(weight) {
-            return err(t.key_path("weight"), m);
-        }
         t.finish("the multcp controller")?;
         Ok(MulTcpParams { weight })
+    }
+
+    fn check(p: &MulTcpParams) -> std::result::Result<(), (&'static str, String)> {
+        check_weight(p.weight).map_err(|m| ("weight", m))
     }
 
     fn new(p: &MulTcpParams) -> Self {
@@ -295,8 +281,13 @@ mod tests {
         }
     }
 
+    /// The parameters as the registry reads them (the reader, then the one check).
     fn read(cc: serde_json::Value) -> std::result::Result<MulTcpParams, String> {
-        MulTcp::read(Table::new(&cc, "traffic[0].cc").unwrap()).map_err(|e| e.to_string())
+        match crate::transport::cc::Registry::new().read("multcp", Table::new(&cc, "traffic[0].cc").unwrap()) {
+            Ok(crate::transport::cc::CcConfig::MulTcp(p)) => Ok(p),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.to_string()),
+        }
     }
 
     #[test]
@@ -312,7 +303,7 @@ mod tests {
             read(json!({"weigth": 2})).unwrap_err(),
             "traffic[0].cc.weigth: unknown key (did you mean `weight`?); the multcp controller takes: weight"
         );
-        let bad: std::result::Result<MulTcpParams, _> = serde_json::from_value(json!({"weight": -1.0}));
-        assert!(bad.unwrap_err().to_string().starts_with("weight: expected a positive number, got -1"));
+        let bad: MulTcpParams = serde_json::from_value(json!({"weight": -1.0})).unwrap();
+        assert_eq!(MulTcp::check(&bad), Err(("weight", "expected a positive number, got -1".to_string())));
     }
 }

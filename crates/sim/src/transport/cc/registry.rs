@@ -6,6 +6,7 @@
 //! registered at run time with [`Registry::register`] and runs boxed.
 use super::{Ack, Congestion, CongestionControl, FastRecovery, Window, WindowProtocol};
 use crate::engine::SimTime;
+use crate::net::queue::{QueueConfig, QueueRegistry};
 use crate::settings::{Result, ScenarioError, Table, Value};
 use crate::transport::state::StateVars;
 use std::fmt::Debug;
@@ -30,10 +31,11 @@ impl Clone for Box<dyn DynCc> {
 type ReadFn = fn(Table) -> Result<Value>;
 type MakeFn = fn(&Value) -> std::result::Result<Box<dyn DynCc>, String>;
 
-/// Controllers registered at run time, beside the built-in ones.
+/// Controllers (and queue disciplines) registered at run time, beside the built-in ones.
 #[derive(Clone, Default)]
 pub struct Registry {
     custom: Vec<(&'static str, ReadFn, MakeFn)>,
+    queues: QueueRegistry,
 }
 
 fn read_as<T: WindowProtocol>(t: Table) -> Result<Value> {
@@ -57,6 +59,17 @@ impl Registry {
         self.custom.retain(|c| c.0 != T::NAME);
         self.custom.push((T::NAME, read_as::<T>, make_as::<T>));
         self
+    }
+
+    /// Add queue discipline `T` under `T::NAME` (a built-in name cannot be replaced).
+    pub fn register_queue<T: QueueConfig>(&mut self) -> &mut Self {
+        self.queues.register::<T>();
+        self
+    }
+
+    /// The queue disciplines this registry knows.
+    pub fn queues(&self) -> &QueueRegistry {
+        &self.queues
     }
 
     /// Every protocol name this registry knows.
@@ -134,9 +147,23 @@ macro_rules! window_protocols {
             }
 
             fn read_builtin(protocol: &str, t: Table) -> Option<Result<CcConfig>> {
-                match protocol {
-                    $(<$ty as WindowProtocol>::NAME => Some(<$ty as WindowProtocol>::read(t).map(CcConfig::$variant)),)*
-                    _ => None,
+                let path = t.path().to_string();
+                let c = match protocol {
+                    $(<$ty as WindowProtocol>::NAME => <$ty as WindowProtocol>::read(t).map(CcConfig::$variant),)*
+                    _ => return None,
+                };
+                Some(c.and_then(|c| {
+                    c.check().map_err(|(k, m)| ScenarioError::new(crate::settings::join(&path, k), m))?;
+                    Ok(c)
+                }))
+            }
+
+            /// The parameters' range check (`WindowProtocol::check`; a controller
+            /// registered at run time checks in its `read`). The key is the canonical one.
+            pub fn check(&self) -> std::result::Result<(), (&'static str, String)> {
+                match self {
+                    $(CcConfig::$variant(p) => <$ty as WindowProtocol>::check(p),)*
+                    CcConfig::Custom { .. } => Ok(()),
                 }
             }
 

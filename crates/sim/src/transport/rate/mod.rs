@@ -102,6 +102,13 @@ pub trait RateProtocol: RateControl + Clone + Debug + Send + 'static {
     type Params: Clone + Debug + PartialEq + Serialize + DeserializeOwned;
     /// Read (and validate) the class's `cc` table; call `t.finish(...)`.
     fn read(t: Table) -> Result<Self::Params>;
+    /// The first parameter out of range (its key in the canonical `params`), and why.
+    /// The one range check of the parameters, run on every way in: after `read` (a
+    /// scenario file or a Python dict) and when a canonical configuration is read
+    /// back (`Config::check`).
+    fn check(_params: &Self::Params) -> std::result::Result<(), (&'static str, String)> {
+        Ok(())
+    }
     /// A controller for one new flow.
     fn new(params: &Self::Params) -> Self;
     /// The receiving end of one new flow of `packet_bytes` datagrams (None: the
@@ -164,6 +171,9 @@ impl<T: RateProtocol> RateProtocol for Box<T> {
     type Params = T::Params;
     fn read(t: Table) -> Result<Self::Params> {
         T::read(t)
+    }
+    fn check(params: &Self::Params) -> std::result::Result<(), (&'static str, String)> {
+        T::check(params)
     }
     fn new(params: &Self::Params) -> Self {
         Box::new(T::new(params))
@@ -244,9 +254,18 @@ macro_rules! rate_protocols {
             }
             /// Read the `cc` table of `protocol` (one of `RATE_PROTOCOLS`).
             pub fn read(protocol: &str, t: Table) -> Result<RateConfig> {
-                match protocol {
-                    $(<$ty as RateProtocol>::NAME => <$ty>::read(t).map(RateConfig::$variant),)*
+                let path = t.path().to_string();
+                let c = match protocol {
+                    $(<$ty as RateProtocol>::NAME => <$ty>::read(t).map(RateConfig::$variant)?,)*
                     other => unreachable!("{other} is not a rate protocol"),
+                };
+                c.check().map_err(|(k, m)| ScenarioError::new(crate::settings::join(&path, k), m))?;
+                Ok(c)
+            }
+            /// The parameters' range check (`RateProtocol::check`); the key is the canonical one.
+            pub fn check(&self) -> std::result::Result<(), (&'static str, String)> {
+                match self {
+                    $(RateConfig::$variant(p) => <$ty as RateProtocol>::check(p),)*
                 }
             }
             /// From the canonical form.

@@ -30,7 +30,7 @@ pub const MIN_INTERVAL_NS: f64 = 2.0;
 
 /// The parameters of a Pareto on/off source.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, try_from = "RawParetoParams")]
+#[serde(deny_unknown_fields)]
 pub struct ParetoParams {
     /// Mean burst (on) time, ns (ns-2 `burst_time_`, default 500 ms).
     pub on_ns: u64,
@@ -46,27 +46,6 @@ pub struct ParetoParams {
 pub const DEFAULT_ON: SimTime = SimTime::from_millis(500);
 pub const DEFAULT_OFF: SimTime = SimTime::from_millis(500);
 pub const DEFAULT_SHAPE: f64 = 1.5;
-
-/// The same fields, unchecked: the canonical JSON is checked again when read back.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawParetoParams {
-    on_ns: u64,
-    off_ns: u64,
-    shape: f64,
-    rate_bps: f64,
-}
-
-impl TryFrom<RawParetoParams> for ParetoParams {
-    type Error = String;
-    fn try_from(r: RawParetoParams) -> std::result::Result<Self, String> {
-        let p = ParetoParams { on_ns: r.on_ns, off_ns: r.off_ns, shape: r.shape, rate_bps: r.rate_bps };
-        if let Err((key, m)) = p.check() {
-            return Err(format!("{key}: {m}"));
-        }
-        Ok(p)
-    }
-}
 
 impl ParetoParams {
     /// Check every field: (its canonical name, what is wrong).
@@ -178,6 +157,10 @@ impl RateProtocol for Pareto {
         }
         t.finish("the pareto source")?;
         Ok(p)
+    }
+
+    fn check(p: &ParetoParams) -> std::result::Result<(), (&'static str, String)> {
+        p.check()
     }
 
     fn new(p: &ParetoParams) -> Self {
@@ -303,10 +286,9 @@ mod tests {
         assert!(read(json!({"rate": "1Mbps", "off": "0s"})).unwrap_err().starts_with("traffic[0].cc.off: expected a positive duration"));
         assert!(read(json!({"rate": 5})).unwrap_err().starts_with("traffic[0].cc.rate: expected a rate like"));
         assert!(read(json!({"rate": "1Mbps", "burst": "1s"})).unwrap_err().starts_with("traffic[0].cc.burst: unknown key"));
-        // The canonical form is checked when read back.
-        let bad: std::result::Result<ParetoParams, _> =
-            serde_json::from_value(json!({"on_ns": 1, "off_ns": 1, "shape": 0.5, "rate_bps": 1e6}));
-        assert!(bad.unwrap_err().to_string().starts_with("shape: expected a number above 1"));
+        // The canonical form passes the same check when read back (Config::check).
+        let bad: ParetoParams = serde_json::from_value(json!({"on_ns": 1, "off_ns": 1, "shape": 0.5, "rate_bps": 1e6})).unwrap();
+        assert!(Pareto::check(&bad).unwrap_err().1.starts_with("expected a number above 1"));
         let p = read(json!({"rate": "1Mbps"})).unwrap();
         assert_eq!(serde_json::from_value::<ParetoParams>(serde_json::to_value(&p).unwrap()).unwrap(), p);
         assert!(p.check_packet(1500).is_ok());

@@ -306,10 +306,6 @@ mod tests {
 
     const MSS: u64 = 1000;
 
-    fn ms(x: u64) -> SimTime {
-        SimTime::from_millis(x)
-    }
-
     /// An ACK of one new segment at `now` (ns), echoing a send time `sent` (ns) with
     /// a one-way delay `owd` (ns), `flight` segments out before it.
     fn ack(now: u64, sent: Option<u64>, owd: u64, flight: u64) -> Ack {

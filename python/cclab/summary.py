@@ -98,8 +98,8 @@ def print_summary(result) -> None:
         print(classes.to_string(index=False))
         print()
         print(links.to_string(index=False))
-    print(f"\npackets (whole run): {s['packets_sent']} sent = {s['packets_delivered']} delivered + "
-          f"{s['packets_dropped']} dropped + {s['packets_in_flight']} in flight")
+    print(f"\npackets (whole run): {s['whole_run_packets_sent']} sent = {s['whole_run_packets_delivered']} delivered + "
+          f"{s['whole_run_packets_dropped']} dropped + {s['packets_in_flight']} in flight")
     if s["warmup_s"] > 0:
         print(f"packets after the warm-up: {s['packets_in_flight_at_warmup']} in flight at its end + "
               f"{s['measured_packets_sent']} sent = {s['measured_packets_delivered']} delivered + "

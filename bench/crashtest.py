@@ -11,11 +11,12 @@ kill and at the end it checks that
 * the resumed sweep ran exactly the runs the index did not hold, each once;
 * every stored run equals the same run executed once without interruption.
 
-``make test`` runs a few kills (tests/test_sweeps.py); ``make crash-test`` runs the
-long campaign, :func:`main` (not as ``python -m``: the children fork from a server
-that has imported this module, and would import it again as ``__main__``)::
+Tooling of the tests, not part of the installed package. ``make test`` runs a few
+kills (tests/test_sweeps.py); ``make crash-test`` runs the long campaign, :func:`main`
+(not as a script: the children fork from a server that has imported this module,
+and would import it again as ``__main__``)::
 
-    .venv/bin/python -c 'import sys; from cclab.sweeps.crashtest import main; sys.exit(main())' --kills 200
+    .venv/bin/python -c 'import sys; sys.path.insert(0, "bench"); from crashtest import main; sys.exit(main())' --kills 200
 """
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ TINY = {
 
 def tiny_sweep(runs: int, name: str = "crash"):
     """A sweep of ``runs`` tiny runs (loads × queue limits × seeds)."""
-    from . import Sweep
+    from cclab.sweeps import Sweep
 
     loads = [0.2, 0.4, 0.6, 0.8]
     limits = ["10pkts", "40pkts"]
@@ -59,7 +60,7 @@ def tiny_sweep(runs: int, name: str = "crash"):
 
 
 def _child(store: str, runs: int, plan: dict | None, cluster: str, batch: int | None = None) -> None:
-    from . import Store, store as st_mod, sweep
+    from cclab.sweeps import Store, store as st_mod, sweep
 
     if plan:
         st_mod._crash_plan.update(plan)
@@ -146,7 +147,7 @@ class DieFor:
         self.key = key
 
     def __call__(self, config: str, engine: str, key: str) -> dict:
-        from .worker import execute
+        from cclab.sweeps.worker import execute
 
         if key == self.key:
             os.kill(os.getpid(), signal.SIGKILL)
@@ -155,7 +156,7 @@ class DieFor:
 
 def _open(store: str | Path):
     """The store read-only, or None if it holds no index yet (a sweep killed before it made one)."""
-    from .store import Store, StoreError
+    from cclab.sweeps.store import Store, StoreError
 
     try:
         return Store(store, readonly=True)
@@ -187,7 +188,7 @@ def check_store(store: str | Path, reference: dict[str, dict] | None = None) -> 
                 assert _same(r.metrics, reference[k]), f"{k[:12]}: stored metrics differ from an uninterrupted run"
         for k in list(rows)[:3]:  # a few loaded whole
             res = st.load(k)
-            assert len(res.links) and res.summary["packets_sent"] > 0
+            assert len(res.links) and res.summary["whole_run_packets_sent"] > 0
 
 
 def _same(a: dict, b: dict) -> bool:
@@ -198,8 +199,8 @@ def _same(a: dict, b: dict) -> bool:
 
 def reference_metrics(runs: int) -> dict[str, dict]:
     """Metrics of every run of the sweep, executed once without interruption (no store)."""
-    from . import engine_version
-    from .worker import execute
+    from cclab.sweeps import engine_version
+    from cclab.sweeps.worker import execute
 
     eng = engine_version()
     out = {}
@@ -238,7 +239,7 @@ def campaign(kills: int, runs: int = 160, *, mode: str = "fork", seed: int = 0, 
     ``kills`` sweeps have been killed. Returns counts; raises AssertionError on any
     lost, duplicated or corrupt result.
     """
-    from . import sweep
+    from cclab.sweeps import sweep
 
     rng = random.Random(seed)
     tmp = Path(tempfile.mkdtemp(prefix="cclab-crash-", dir=root))
