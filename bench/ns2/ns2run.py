@@ -61,8 +61,12 @@ RATE_PROTOCOLS = {"tfrc", "cbr", "pareto"}
 # "Unlimited" receive window, in packets: ns-2's window_ is an int (tcp.h), and its
 # scoreboards grow as needed.
 UNLIMITED_WINDOW = 1_000_000
-# The option bytes cclab adds for RFC 7323 timestamps (ns-2's default is 10 unpadded).
+# The option bytes cclab adds for RFC 7323 timestamps, and ns-2's ts_option_size_ (on
+# data segments only, unpadded).
 TIMESTAMP_OPTION = 12
+NS2_TIMESTAMP_OPTION = 10
+# ssthresh_ for cclab's "none" (slow start until the first loss): ns-2's ssthresh_ is an int.
+NO_SSTHRESH = 1_000_000_000
 
 
 class Unsupported(ValueError):
@@ -187,9 +191,34 @@ def _b(v: bool) -> str:
     return "true" if v else "false"
 
 
+def _ts_bytes(tcp: dict, data: bool) -> int:
+    """Bytes of the timestamp option on a data segment (or an ACK, `data` False): cclab's
+    RFC 7323 12 on every packet, or ns-2's 10 on data segments only (`option_sizes = "ns2"`,
+    TcpAgent::headersize, tcp.cc:634; TCPSink's ACKs keep packetSize_)."""
+    if not tcp["timestamps"]:
+        return 0
+    if tcp.get("option_sizes", "rfc7323") == "ns2":
+        return NS2_TIMESTAMP_OPTION if data else 0
+    return TIMESTAMP_OPTION
+
+
+def initial_ssthresh(tcp: dict) -> int | None:
+    """ssthresh_ in packets for cclab's `initial_ssthresh` rule, or None to keep the
+    value TcpAgent::reset() gives (int(window_), tcp.cc:476): ns-2's own rule."""
+    rule = tcp.get("rules", {}).get("initial_ssthresh", "none")
+    if rule == "receive_window":
+        return None
+    if isinstance(rule, dict):
+        return max(1, rule["bytes"] // tcp["mss"])
+    return NO_SSTHRESH
+
+
 def tcp_vars(tcp: dict, where: str) -> list:
     """A class's TCP parameters as ns-2 agent variables ([name, value, ...]), or
-    Unsupported for what ns-2.35's agents do not have."""
+    Unsupported for what ns-2.35's agents do not have. The agent is reset after they
+    are set (cclab_ns2.tcl, cc_flow), as one created before `$ns run` is, so that
+    reset() derives ssthresh_ and the RTT state from them; `ssthresh_` is then set
+    when cclab's rule is not ns-2's."""
     if tcp["recovery"] == "prr":
         raise Unsupported(f"{where}: tcp.recovery = \"prr\"; ns-2.35 has no Proportional Rate Reduction")
     if tcp["byte_counting"] != 0:
@@ -200,15 +229,19 @@ def tcp_vars(tcp: dict, where: str) -> list:
     mss = tcp["mss"]
     rwnd = tcp["receive_window"]
     window = UNLIMITED_WINDOW if rwnd is None else max(1, rwnd // mss)
+    rules = tcp.get("rules", {})
+    syn = tcp["handshake"] or tcp.get("syn_segment", False)
     out = ["packetSize_", mss, "tcpip_base_hdr_size_", tcp["header"], "window_", window,
-           "windowInit_", tcp["initial_window"], "windowInitOption_", 1,
-           "syn_", _b(tcp["handshake"]), "minrto_", repr(tcp["min_rto_ns"] / 1e9),
+           "windowInit_", tcp["initial_window"], "windowInitOption_", 1, "syn_", _b(syn),
+           # The SYN alone first (handshake), or with the initial window's data (syn_segment).
+           "delay_growth_", _b(tcp["handshake"]), "minrto_", repr(tcp["min_rto_ns"] / 1e9),
            "maxrto_", repr(tcp["max_rto_ns"] / 1e9), "rtxcur_init_", repr(tcp["initial_rto_ns"] / 1e9),
            "numdupacks_", tcp["dupack_threshold"], "singledup_", int(tcp["limited_transmit"]),
-           "timestamps_", _b(tcp["timestamps"]), "ts_option_size_", TIMESTAMP_OPTION,
+           "newreno_changes1_", int(tcp["partial_ack_timer"] == "impatient"),
+           "timestamps_", _b(tcp["timestamps"]), "ts_option_size_", _ts_bytes(tcp, True) or TIMESTAMP_OPTION,
            "ecn_", int(tcp["ecn"]), "maxburst_", 0]
-    if "tick_ns" in tcp:
-        out += ["tcpTick_", repr(tcp["tick_ns"] / 1e9)]
+    if "clock_tick_ns" in rules:
+        out += ["tcpTick_", repr(rules["clock_tick_ns"] / 1e9)]
     return out
 
 
@@ -232,21 +265,33 @@ def _tcp_class(c: dict, where: str) -> dict:
     elif tcp["sack"] and proto in ("reno", "vegas"):
         raise Unsupported(f"{where}: tcp.sack = true with {proto}; ns-2's SACK agent is Sack1 (NewReno's "
                           "window rules): use protocol = \"newreno\"")
-    sack_sink = tcp["sack"] or proto in LINUX_MODULES
-    sink = "Agent/TCPSink/Sack1" if sack_sink else "Agent/TCPSink"
-    svars = ["packetSize_", tcp["header"] + (TIMESTAMP_OPTION if tcp["timestamps"] else 0)]
+    # SACK blocks go to the sender only from a SACK sink: Agent/TCP/Linux detects losses
+    # from them alone (scoreboard1.cc:118-125), so to a plain TCPSink it never
+    # fast-retransmits, which is what cclab's tcp_lp ns2 variant models without SACK.
+    header = tcp["header"] + _ts_bytes(tcp, True)
+    svars = ["packetSize_", tcp["header"] + _ts_bytes(tcp, False)]
+    sink = "Agent/TCPSink"
+    if tcp["sack"]:
+        sink += "/Sack1"
+        blocks = tcp.get("rules", {}).get("sack_blocks") or (3 if tcp["timestamps"] else 4)
+        svars += ["maxSackBlocks_", blocks]
     if tcp["delayed_ack"]:
         sink += "/DelAck"
         svars += ["interval_", repr(tcp["delayed_ack_timeout_ns"] / 1e9)]
     if tcp["timestamps"]:
         svars += ["ts_echo_rfc1323_", "true"]
-    header = tcp["header"] + (TIMESTAMP_OPTION if tcp["timestamps"] else 0)
-    return {"kind": "tcp", "agent": agent, "avars": tcp_vars(tcp, where) + _cc_vars(proto, cc.get("params") or {}, where),
-            "sink": sink, "svars": svars, "app": "", "appvars": [], "ca": LINUX_MODULES.get(proto, ""),
+    avars = tcp_vars(tcp, where) + _cc_vars(proto, cc.get("params") or {}, where)
+    payload = tcp["mss"]
+    if proto == "vegas":
+        # Agent/TCP/Vegas sends packetSize_ bytes with no header (VegasTcpAgent::output):
+        # the whole packet goes in packetSize_, so both simulators put the same bytes on the wire.
+        avars[avars.index("packetSize_") + 1] = payload = tcp["mss"] + header
+    return {"kind": "tcp", "agent": agent, "avars": avars, "sink": sink, "svars": svars, "app": "", "appvars": [],
+            "ca": LINUX_MODULES.get(proto, ""), "ssthresh": initial_ssthresh(tcp),
             # ns-2 sends whole packets: every data packet is packetSize_ + headers; the
             # SYN (syn_) is tcpip_base_hdr_size_ alone (tcp.cc, TcpAgent::output).
-            "perpkt": tcp["mss"] + header, "first": tcp["header"] if tcp["handshake"] else 0,
-            "payload": tcp["mss"]}
+            "perpkt": payload if proto == "vegas" else tcp["mss"] + header,
+            "first": tcp["header"] if tcp["handshake"] or tcp.get("syn_segment") else 0, "payload": tcp["mss"]}
 
 
 def _rate_class(c: dict, where: str) -> dict:
@@ -255,8 +300,11 @@ def _rate_class(c: dict, where: str) -> dict:
     p = t["cc"].get("params") or {}
     size = t["packet_bytes"]
     if proto == "tfrc":
-        return {"kind": "tfrc", "agent": "Agent/TFRC", "avars": ["packetSize_", size], "sink": "Agent/TFRCSink",
-                "svars": [], "app": "", "appvars": [], "ca": "", "perpkt": size, "first": 0, "payload": size}
+        # cclab's datagram size is the whole packet: ns-2's TFRC without its 32-byte
+        # headersize_ on top (useHeaders_ false, tfrc.cc) sends exactly that.
+        return {"kind": "tfrc", "agent": "Agent/TFRC", "avars": ["packetSize_", size, "useHeaders_", "false"],
+                "sink": "Agent/TFRCSink", "svars": [], "app": "", "appvars": [], "ca": "", "ssthresh": None,
+                "perpkt": size, "first": 0, "payload": size}
     if proto == "cbr":
         appvars = ["rate_", repr(float(p["rate_bps"])), "packetSize_", size, "random_", 0]
         app = "Application/Traffic/CBR"
@@ -267,7 +315,8 @@ def _rate_class(c: dict, where: str) -> dict:
     else:
         raise Unsupported(f"{where}: rate protocol {proto!r} has no stock ns-2.35 counterpart here")
     return {"kind": "udp", "agent": "Agent/UDP", "avars": ["packetSize_", size], "sink": "Agent/LossMonitor",
-            "svars": [], "app": app, "appvars": appvars, "ca": "", "perpkt": size, "first": 0, "payload": size}
+            "svars": [], "app": app, "appvars": appvars, "ca": "", "ssthresh": None, "perpkt": size, "first": 0,
+            "payload": size}
 
 
 def plan(config: dict) -> dict:
@@ -321,7 +370,8 @@ def tcl_script(plan: dict, flows: pd.DataFrame, duration: float, warmup: float, 
         index[c["name"]] = i
         lines.append(f"cc_class {i} {{{c['name']}}} {c['kind']} {c['src']} {c['dst']} {c['agent']} "
                      f"{_tcl_list(c['avars'])} {c['sink']} {_tcl_list(c['svars'])} {{{c['app']}}} "
-                     f"{_tcl_list(c['appvars'])} {{{c['ca']}}} {c['perpkt']} {c['first']}")
+                     f"{_tcl_list(c['appvars'])} {{{c['ca']}}} {c['perpkt']} {c['first']} "
+                     f"{-1 if c['ssthresh'] is None else c['ssthresh']}")
     for i, row in enumerate(flows.itertuples(index=False)):
         c = plan["classes"][index[row[0]]]
         npkts = -1 if np.isnan(row.size) else max(1, math.ceil(row.size / c["payload"]))
@@ -352,10 +402,11 @@ class Ns2Result:
         f = self.flows
         summary = {"name": f"ns-2.35: {self.config.get('name', '')}", "seed": self.seed,
                    "duration_s": self.duration, "simulated_s": self.perf.get("simulated_s", self.duration),
-                   "warmup_s": self.warmup, "completed_run": True, "wall_time_s": self.perf.get("wall_s")}
-        # Counted as cclab counts them (sim/report.rs): flows that arrived after the
-        # warm-up, and long-lived ones.
-        counted = f[~f["warmup"] | f["size"].isna()]
+                   "warmup_s": self.warmup, "completed_run": True, "flows_arrived": int((~f["warmup"]).sum()),
+                   "flows_finished": int((~f["warmup"] & f["finished"]).sum()), "wall_time_s": self.perf.get("wall_s")}
+        # Counted as cclab counts them (sim/report.rs, class_summary): the flows that
+        # arrived after the warm-up; throughput is every flow's bytes after it.
+        counted = f[~f["warmup"]]
         span = self.duration - self.warmup
         for c in f["class"].cat.categories:
             g = counted[counted["class"] == c]
