@@ -147,16 +147,16 @@ def _shortest_routes(nodes: int, links: list[dict]) -> dict[tuple[int, int], lis
     return out
 
 
-def queue_settings(link: dict) -> tuple[str, int, bool, list]:
+def queue_settings(link: dict, largest: int = 0) -> tuple[str, int, bool, list]:
     """A link's queue as ns-2 runs it: (queue class, limit_, counted in bytes,
-    [variable, value, ...]).
+    [variable, value, ...]); `largest`: the largest packet that crosses the link.
 
     cclab drops an arrival when the packets waiting (not the one in transmission)
     would exceed the limit L (`net/queue/mod.rs`, `overflows`); ns-2's DropTail drops
     when length + 1 >= limit_ (drop-tail.cc, DropTail::enque), the packet in
     transmission having left its queue, so ns-2 gets limit_ = L + 1 (in bytes, with
     mean_pktsize_ 1: bytes + size >= limit_). RED's hard limit is `qlen >= qlim_`
-    with the arrival counted after (red.cc, REDQueue::enque): limit_ = L."""
+    before the arrival (red.cc, REDQueue::enque): limit_ = L (see `red_settings`)."""
     q, name = link["queue"], link["name"]
     if q["type"] == "droptail":
         if q["limit_packets"] is not None and q["limit_bytes"] is not None:
@@ -165,26 +165,45 @@ def queue_settings(link: dict) -> tuple[str, int, bool, list]:
             return "DropTail", q["limit_packets"] + 1, False, []
         return "DropTail", q["limit_bytes"] + 1, True, []
     if q["type"] == "red":
-        return "RED", *red_settings(link)
+        return "RED", *red_settings(link, largest)
     raise Unsupported(f"link {name!r}: queue {q['type']!r}; stock ns-2.35 runs droptail and red here")
 
 
-def red_settings(link: dict) -> tuple[int, bool, list]:
-    """cclab's RED as ns-2's Queue/RED (red.cc): thresholds and limit in packets
-    (bytes_ and queue_in_bytes_ off), thresh_, maxthresh_, q_weight_, linterm_ =
-    1/max_p, mean_pktsize_, gentle_, wait_, setbit_ (ECN)."""
+def red_settings(link: dict, largest: int) -> tuple[int, bool, list]:
+    """cclab's RED as ns-2's Queue/RED (red.cc): thresh_, maxthresh_ (in packets, which
+    ns-2 multiplies by mean_pktsize_ in byte mode, red.cc:286-296), q_weight_, linterm_ =
+    1/max_p, mean_pktsize_, gentle_, wait_, setbit_ (ECN); bytes_ and queue_in_bytes_
+    with cclab's unit.
+
+    The hard limit: in packets, ns-2 admits while fewer than limit_ wait, as cclab
+    with limit L: limit_ = L. In bytes, ns-2 admits while fewer than limit_ ×
+    mean_pktsize_ bytes wait, cclab while the packet fits in L: for packets of `largest`
+    bytes the same rule when limit_ × mean_pktsize_ = L − largest + 1."""
     q, name = link["queue"], link["name"]
-    if q["unit"] != "packets" or q["limit_packets"] is None:
-        raise Unsupported(f"link {name!r}: RED in bytes is not in the ns-2 harness; write limit, min_th and "
-                          "max_th in packets (\"100pkts\")")
+    mean = int(q["mean_packet_bytes"])
+    inbytes = q["unit"] == "bytes"
+    if inbytes:
+        if q["limit_bytes"] is None or q["limit_packets"] is not None:
+            raise Unsupported(f"link {name!r}: RED counting bytes takes a limit in bytes here")
+        room = q["limit_bytes"] - largest + 1
+        if largest <= 0 or room <= 0 or room % mean:
+            raise Unsupported(
+                f"link {name!r}: ns-2's RED in bytes holds a whole number of mean_packet_size ({mean} B): for "
+                f"{largest}-byte packets write limit = K x {mean} + {largest - 1} bytes (e.g. "
+                f"\"{100 * mean + largest - 1}B\" for K = 100)")
+        limit, scale = room // mean, mean
+    else:
+        if q["limit_packets"] is None or q["limit_bytes"] is not None:
+            raise Unsupported(f"link {name!r}: RED counting packets takes a limit in packets here")
+        limit, scale = q["limit_packets"], 1
+    qvars = ["bytes_", _b(inbytes), "queue_in_bytes_", _b(inbytes),
+             "thresh_", repr(float(q["min_th"]) / scale), "maxthresh_", repr(float(q["max_th"]) / scale),
+             "q_weight_", repr(float(q["weight"])), "linterm_", repr(1.0 / q["max_p"]), "mean_pktsize_", str(mean),
+             "gentle_", _b(q["gentle"]), "wait_", _b(q["wait"]), "setbit_", _b(q["ecn"])]
     if not q.get("hard_drop", True):
         raise Unsupported(f"link {name!r}: red hard_drop = false; ns-2's RED marks above max_th only "
                           "with use_mark_p_, which is not the same rule")
-    qvars = ["bytes_", "false", "queue_in_bytes_", "false", "thresh_", repr(float(q["min_th"])),
-             "maxthresh_", repr(float(q["max_th"])), "q_weight_", repr(float(q["weight"])),
-             "linterm_", repr(1.0 / q["max_p"]), "mean_pktsize_", str(int(q["mean_packet_bytes"])),
-             "gentle_", _b(q["gentle"]), "wait_", _b(q["wait"]), "setbit_", _b(q["ecn"])]
-    return q["limit_packets"], False, qvars
+    return limit, inbytes, qvars
 
 
 def _b(v: bool) -> str:
@@ -247,7 +266,13 @@ def tcp_vars(tcp: dict, where: str) -> list:
 
 def _cc_vars(protocol: str, params: dict, where: str) -> list:
     if protocol == "vegas":
-        return ["v_alpha_", params["alpha"], "v_beta_", params["beta"], "v_gamma_", params["gamma"]]
+        out = ["v_alpha_", params["alpha"], "v_beta_", params["beta"], "v_gamma_", params["gamma"]]
+        if params.get("variant") == "ns2":
+            # cclab's ns2 variant is Agent/TCP/Vegas with its defaults: one packet until
+            # packet 0 is acknowledged (syn_ and delay_growth_, though its output() sends
+            # no SYN), then windowInit_ 2 (tcp-vegas.cc:189-192; cc/vegas/ns2.rs).
+            out += ["syn_", "true", "delay_growth_", "true", "windowInit_", 2]
+        return out
     return []
 
 
@@ -323,9 +348,10 @@ def plan(config: dict) -> dict:
     """What the run script needs from cclab's canonical configuration, or Unsupported."""
     nodes, links = config["nodes"], config["links"]
     routes = _shortest_routes(len(nodes), links)
+    largest = _largest_packets(config)
     out_links = []
-    for l in links:
-        qtype, limit, inbytes, qvars = queue_settings(l)
+    for i, l in enumerate(links):
+        qtype, limit, inbytes, qvars = queue_settings(l, largest[i])
         out_links.append({"name": l["name"], "from": l["from"], "to": l["to"], "rate_bps": float(l["rate_bps"]),
                           "delay_s": l["delay_ns"] / 1e9, "qtype": qtype, "limit": limit, "inbytes": inbytes,
                           "qvars": qvars})
@@ -347,6 +373,24 @@ def plan(config: dict) -> dict:
                               "harness runs rate-based classes long-lived")
         classes.append(d)
     return {"name": config["name"], "nodes": nodes, "links": out_links, "classes": classes}
+
+
+def _largest_packets(config: dict) -> list[int]:
+    """The largest packet (bytes on the wire) that crosses each link: a class's data
+    packets on its route, its ACKs or feedback (a header) on the way back."""
+    out = [0] * len(config["links"])
+    for c in config["classes"]:
+        t = c["transport"]
+        if t["kind"] == "window":
+            tcp = t["tcp"]
+            data = tcp["mss"] + tcp["header"] + _ts_bytes(tcp, True)
+            ack = tcp["header"] + _ts_bytes(tcp, False)
+        else:
+            data, ack = t["packet_bytes"], 40
+        for route, size in ((c["route"], data), (c["ack_route"], ack)):
+            for l in route:
+                out[l] = max(out[l], size)
+    return out
 
 
 def _tcl_list(xs) -> str:
