@@ -46,12 +46,12 @@ fn one_flow_of_2500_bytes_ends_when_ns2_ends_it() {
     std::fs::write(dir.join("one.csv"), "start,size,class\n0,2500,one\n").unwrap();
     let doc = scenario(json!({"preset": "ns2"}), vec![json!({"name": "one", "type": "flow_list", "src": "a", "dst": "b", "file": "one.csv"})]);
     let (cfg, _) = cclab_sim::scenario::build(&doc, &dir, None, &cclab_sim::transport::cc::Registry::new()).unwrap();
-    let r = cclab_sim::Simulation::new(cfg, vec![]).run(&mut |_| true);
+    let r = common::run_config(cfg);
     let f = &r.flows;
     assert_eq!((f.len(), f.bytes_delivered[0], f.retransmissions[0]), (1, 2500, 0));
     assert!((f.completion_time[0] - 0.12676).abs() < 1e-9, "{}", f.completion_time[0]);
     // SYN, SYN-ACK, three packets and their three ACKs.
-    assert_eq!(r.num("packets_sent"), 8.0);
+    assert_eq!(r.num("whole_run_packets_sent"), 8.0);
     std::fs::remove_dir_all(&dir).ok();
 }
 
