@@ -34,7 +34,7 @@ beside it in the same run.
    bytes per row (peak RSS over the untraced run's). Target: +30% at most for 10
    traced flows.
 
-    make bench            # or: .venv/bin/python bench/engine.py [--repeat 5] [--no-ns3] [--no-ns2]
+    make bench            # or: .venv/bin/python bench/engine.py [--repeat 5] [--no-ns3] [--no-ns2] [--ns2-only]
 """
 from __future__ import annotations
 
@@ -349,12 +349,16 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5, help="runs of each measurement (default 5)")
     ap.add_argument("--no-ns3", action="store_true", help="skip the ns-3 run")
     ap.add_argument("--no-ns2", action="store_true", help="skip the ns-2 run")
+    ap.add_argument("--ns2-only", action="store_true", help="only the ns-2.35 side by side (section 5's second half)")
     ap.add_argument("--trace-baseline", default=TRACE_BASELINE, metavar="REV",
                     help=f"the engine without tracing to compare with (default {TRACE_BASELINE})")
     args = ap.parse_args()
 
     import cclab
 
+    if args.ns2_only:
+        ns2_side_by_side(cclab.validate(REFERENCE)["config"]["duration_ns"] / 1e9)
+        return 0
     walls, events, api_walls = [], [], []
     for seed in range(1, args.repeat + 1):
         t0 = time.perf_counter()

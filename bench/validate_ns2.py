@@ -17,13 +17,20 @@ differ" when it does only thanks to h.
            flows, 8% in every size bin holding at least 30 flows over the seeds.
   red      the same link with ns-2's RED (Queue/RED: thresholds 5 and 15 packets,
            max_p 0.1, w_q 0.002, gentle, wait, 100 packets), NewReno Poisson at load
-           0.6 beside a long flow: drops, mean queue and mean completion time, T = 5%.
-  vegas    two Vegas flows (round trips 50 and 100 ms) beside one NewReno flow:
-           each flow's share of the bottleneck, T = 10%.
-  tfrc     two TFRC flows beside two NewReno flows: TFRC's share, T = 10%.
-  tcp_lp   TCP-LP (ns-2's Agent/TCP/Linux with Linux's tcp_lp module) alone on a
-           10 Mbps, 50 ms link, and beside NewReno Poisson flows at load 0.3: its
-           goodput (T = 10%) and the NewReno flows' mean completion time (T = 5%).
+           0.6 beside a long flow; and ns-2.35's automatic RED (thresh_ 0, maxthresh_
+           0, q_weight_ -1, in bytes) on 10 Mb/s, 20 ms under Reno flows of mean 500 kB
+           at load 0.6: drops, mean queue and mean completion time, T = 5%.
+  vegas    ns-2's Agent/TCP/Vegas (cclab's `variant = "ns2"`): long-lived flows on a
+           10 Mb/s, 10 ms bottleneck behind 100 Mb/s access links (a second flow 20 s
+           later; three with access delays 5, 20, 45 ms; four started 5 s apart):
+           each flow's share over [50, 200] s, T = 10% (one run: no randomness).
+  tfrc     n ns-2 TFRC flows (`variant = "ns2"`) beside n NewReno flows, n = 1, 2, 4,
+           on 10 Mb/s, 25 ms: TFRC's share over [50, 300] s, T = 10%.
+  tcp_lp   TCP-LP (ns-2's Agent/TCP/Linux with `select_ca lp`; cclab's `variant =
+           "ns2"`) alone on 10 Mb/s, 50 ms (the delay moved by up to 0.1 ms per seed),
+           and beside Reno Poisson flows (mean 3 MB) at load 0.3; with and without
+           timestamps_, and with window_ 20: its goodput (T = 10%) and the Reno
+           flows' mean completion time (T = 5%); 1460-byte packets as information.
   cbr      CBR and Pareto on/off sources: the CBR flow's rate delivered (T = 0.1%) and
            the mean rate of 20 Pareto sources (T = 10%; the two simulators draw
            different random numbers, so this compares distributions, not runs).
