@@ -377,7 +377,7 @@ def table(rows: list[dict]) -> str:
     body = []
     for r in rows:
         flows = "" if r["flows"] is None else str(r["flows"])
-        tol = "" if r["tolerance"] is None else f"{r['tolerance']:.0%}"
+        tol = "" if r["tolerance"] is None else f"{r['tolerance'] * 100:g}%"
         body.append(f"| {r['section']} | {r['case']} | {r['metric']} | {flows} | {fmt(*r['cclab'][:2])} | "
                     f"{fmt(*r['ns2'][:2])} | {fmt(r['ratio'], r['ratio_ci'])} | {tol} | {verdict(r)} |\n")
     return head + "".join(body)
