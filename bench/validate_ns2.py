@@ -24,8 +24,10 @@ differ" when it does only thanks to h.
            10 Mb/s, 10 ms bottleneck behind 100 Mb/s access links (a second flow 20 s
            later; three with access delays 5, 20, 45 ms; four started 5 s apart):
            each flow's share over [50, 200] s, T = 10% (one run: no randomness).
-  tfrc     n ns-2 TFRC flows (`variant = "ns2"`) beside n NewReno flows, n = 1, 2, 4,
-           on 10 Mb/s, 25 ms: TFRC's share over [50, 300] s, T = 10%.
+  tfrc     one ns-2 TFRC flow (`variant = "ns2"`) alone on 10 Mb/s, 25 ms, a 20-packet
+           buffer: bytes delivered in 6 and 20 s, T = 1%; n TFRC flows beside n
+           NewReno flows, n = 1, 2, 4, on 10 Mb/s, 25 ms: TFRC's share over [50,
+           300] s, T = 10%.
   tcp_lp   TCP-LP (ns-2's Agent/TCP/Linux with `select_ca lp`; cclab's `variant =
            "ns2"`) alone on 10 Mb/s, 50 ms (the delay moved by up to 0.1 ms per seed),
            and beside Reno Poisson flows (mean 3 MB) at load 0.3; with and without
@@ -231,8 +233,16 @@ def vegas_checks() -> list[Check]:
 
 
 def tfrc_checks(tcp: dict) -> list[Check]:
-    """n TFRC (1040-byte packets, ns-2's useHeaders_ off) and n NewReno flows: TFRC's share."""
+    """One TFRC flow alone (1040-byte packets, ns-2's useHeaders_ off) on a 20-packet
+    buffer: bytes delivered in 6 and 20 s (its start, slow start and first losses);
+    n TFRC and n NewReno flows: TFRC's share."""
     out = []
+    for secs in (6, 20):
+        sc = scenario(f"ns2-tfrc-alone-{secs}", secs, [link(limit="19pkts")],
+                      [long_lived("tfrc", protocol="tfrc", packet_size=1040, cc={"variant": "ns2"})], tcp, warmup=0)
+        out.append(Check("tfrc", f"alone, {secs} s, queue-limit 20", sc,
+                         lambda r: {"bytes delivered": float(r.flows["bytes_delivered"].sum())},
+                         {"bytes delivered": 0.01}, seeds=1))
     for n in (1, 2, 4):
         traffic = []
         for i in range(n):
