@@ -257,37 +257,45 @@ impl Tcp {
             // `impatient` (ns-3's choice) holds it after the first partial ACK.
             self.finish_ack(&mut sample, Some(restart_timer), now);
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
-            self.recovery.dupacks += 1;
-            let dupacks = self.recovery.dupacks;
-            if self.recovery.active {
-                // Each further duplicate ACK: a segment has left the network (RFC 6582 step 3 / RFC 5681).
-                self.w.cwnd += mss;
-            } else if dupacks == p.dupack_threshold && self.recovery.recover.is_none_or(|r| ack > r) {
-                // Fast retransmit (RFC 5681 §3.2 steps 2-4; RFC 6582 step 2).
-                let flight = self.flight_for_ssthresh();
-                self.w.ssthresh = self.cc.on_congestion(&self.w, Congestion::Loss, flight);
-                self.recovery = super::Recovery { dupacks, active: true, recover: Some(self.snd_max), partial_ack_seen: false };
-                self.send_segment(self.snd_una, now, p, out);
-                self.w.cwnd = self.w.ssthresh + p.dupack_threshold as u64 * mss;
-            } else if p.limited_transmit && dupacks < p.dupack_threshold && self.snd_nxt == self.snd_max {
-                // Limited transmit (RFC 3042 §2): one previously unsent segment per
-                // duplicate ACK, while FlightSize stays within cwnd + dupacks*SMSS (at
-                // most cwnd + 2*SMSS) and the receiver's window allows; cwnd is unchanged.
-                let seq = self.snd_nxt;
-                if seq < self.size {
-                    let len = self.seg_len(seq, p);
-                    let end = seq + len - self.snd_una;
-                    if end <= self.w.cwnd + dupacks as u64 * mss && end <= p.rwnd() {
-                        self.send_segment(seq, now, p, out);
-                        self.snd_nxt += len;
-                    }
-                }
-            }
-            sample.in_recovery = self.recovery.active;
-            self.finish_ack(&mut sample, None, now);
+            self.on_duplicate_ack(ack, &mut sample, now, p, out);
         }
         self.try_send(now, p, out);
         self.sync_cc_timer();
+    }
+
+    /// A duplicate ACK (RFC 5681 §2): counted; in recovery it inflates the window, at
+    /// the threshold it starts fast retransmit, below it limited transmit may send.
+    #[inline]
+    fn on_duplicate_ack(&mut self, ack: u64, sample: &mut Ack, now: SimTime, p: &TcpParams, out: &mut Output) {
+        let mss = self.w.mss;
+        self.recovery.dupacks += 1;
+        let dupacks = self.recovery.dupacks;
+        if self.recovery.active {
+            // Each further duplicate ACK: a segment has left the network (RFC 6582 step 3 / RFC 5681).
+            self.w.cwnd += mss;
+        } else if dupacks == p.dupack_threshold && self.recovery.recover.is_none_or(|r| ack > r) {
+            // Fast retransmit (RFC 5681 §3.2 steps 2-4; RFC 6582 step 2).
+            let flight = self.flight_for_ssthresh();
+            self.w.ssthresh = self.cc.on_congestion(&self.w, Congestion::Loss, flight);
+            self.recovery = super::Recovery { dupacks, active: true, recover: Some(self.snd_max), partial_ack_seen: false };
+            self.send_segment(self.snd_una, now, p, out);
+            self.w.cwnd = self.w.ssthresh + p.dupack_threshold as u64 * mss;
+        } else if p.limited_transmit && dupacks < p.dupack_threshold && self.snd_nxt == self.snd_max {
+            // Limited transmit (RFC 3042 §2): one previously unsent segment per
+            // duplicate ACK, while FlightSize stays within cwnd + dupacks*SMSS (at
+            // most cwnd + 2*SMSS) and the receiver's window allows; cwnd is unchanged.
+            let seq = self.snd_nxt;
+            if seq < self.size {
+                let len = self.seg_len(seq, p);
+                let end = seq + len - self.snd_una;
+                if end <= self.w.cwnd + dupacks as u64 * mss && end <= p.rwnd() {
+                    self.send_segment(seq, now, p, out);
+                    self.snd_nxt += len;
+                }
+            }
+        }
+        sample.in_recovery = self.recovery.active;
+        self.finish_ack(sample, None, now);
     }
 
     /// ECN-Echo (RFC 3168 §6.1.2): reduce the window at most once per window of data
