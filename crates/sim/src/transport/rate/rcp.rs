@@ -81,6 +81,20 @@ impl RateProtocol for Rcp {
         Ok(RcpParams { syn_interval, answer_every })
     }
 
+    fn check(p: &RcpParams) -> std::result::Result<(), (&'static str, String)> {
+        if p.syn_interval == SimTime::ZERO || p.syn_interval > SimTime::LONGEST {
+            return Err(("syn_interval_ns", format!("expected a positive time of at most 1e9 s, got {} ns", p.syn_interval.0)));
+        }
+        Ok(())
+    }
+
+    fn file_key(key: &'static str) -> &'static str {
+        match key {
+            "syn_interval_ns" => "syn_interval",
+            k => k,
+        }
+    }
+
     fn new(p: &RcpParams) -> Self {
         Rcp { syn_interval: p.syn_interval, rate: 0.0, rtt: SimTime::ZERO, min_rtt: SimTime::MAX, next_probe: SimTime::MAX, packet_bytes: 1500, probe: false }
     }
