@@ -145,3 +145,17 @@ fn every_queue_disciplines_parameters_are_checked_when_read_back() {
         }
     }
 }
+
+#[test]
+fn a_disciplines_unknown_key_is_refused_when_read_back() {
+    // RED and the linear profile flatten their shared Profile into their own keys: a key
+    // that neither knows is still refused.
+    let linear = json!({"type": "linear", "min_th": "5pkts", "max_th": "15pkts", "max_p": 0.1});
+    for queue in [json!({"type": "droptail"}), json!({"type": "red"}), linear, json!({"type": "rcp"})] {
+        let doc = scenario("newreno", json!({}), queue.clone());
+        let mut v = canonical(&doc);
+        v["links"][0]["queue"]["min_thresh"] = json!(5.0);
+        let e = refused(&v.to_string());
+        assert!(e.contains("min_thresh"), "{queue}: {e}");
+    }
+}
