@@ -15,7 +15,10 @@ beside it in the same run.
 4. Peak resident memory of the engine binary: the reference scenario at 2000 and
    20000 s, and 10,000 concurrent long flows at 10 and 100 s.
 5. ns-3 on the reference scenario's seed-1 flows, and cclab on the same list:
-   the speed-up is the ratio of the two wall-clock times.
+   the speed-up is the ratio of the two wall-clock times. Then ns-2.35 (the
+   papers' simulator, bench/ns2) on the same flows with the scenario's own TCP
+   parameters, and cclab with the same ones: the ratio of the two wall times,
+   and ns-2's CPU time and peak memory (its own process, from wait4).
 6. Rate senders (CBR, and TFRC, TFCBR, RDTF with their receivers' feedback) on the
    case of section 3: CPU per link transmission against NewReno's in the same run,
    and per data packet (NewReno's transmissions are half ACKs; a rate flow sends
@@ -31,7 +34,7 @@ beside it in the same run.
    bytes per row (peak RSS over the untraced run's). Target: +30% at most for 10
    traced flows.
 
-    make bench            # or: .venv/bin/python bench/engine.py [--repeat 5] [--no-ns3]
+    make bench            # or: .venv/bin/python bench/engine.py [--repeat 5] [--no-ns3] [--no-ns2] [--ns2-only]
 """
 from __future__ import annotations
 
@@ -345,12 +348,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=5, help="runs of each measurement (default 5)")
     ap.add_argument("--no-ns3", action="store_true", help="skip the ns-3 run")
+    ap.add_argument("--no-ns2", action="store_true", help="skip the ns-2 run")
+    ap.add_argument("--ns2-only", action="store_true", help="only the ns-2.35 side by side (section 5's second half)")
     ap.add_argument("--trace-baseline", default=TRACE_BASELINE, metavar="REV",
                     help=f"the engine without tracing to compare with (default {TRACE_BASELINE})")
     args = ap.parse_args()
 
     import cclab
 
+    if args.ns2_only:
+        ns2_side_by_side(cclab.validate(REFERENCE)["config"]["duration_ns"] / 1e9)
+        return 0
     walls, events, api_walls = [], [], []
     for seed in range(1, args.repeat + 1):
         t0 = time.perf_counter()
@@ -375,6 +383,8 @@ def main() -> int:
     met &= memory(binary)
     if not args.no_ns3:
         met &= side_by_side(sim_s)
+    if not args.no_ns2:
+        ns2_side_by_side(sim_s)
     return 0 if met else 1
 
 
@@ -407,6 +417,38 @@ def side_by_side(sim_s: float) -> bool:
     print(f"\nspeed-up over ns-3 on the same flows: x{ratio:.0f} (target x{TARGET_SPEEDUP:.0f}: "
           f"{'met' if ratio >= TARGET_SPEEDUP else 'NOT MET'}); cclab.run() with its Python tables: {cc_api:.2f} s")
     return ratio >= TARGET_SPEEDUP
+
+
+def ns2_side_by_side(sim_s: float) -> None:
+    """ns-2.35 on the reference scenario, seed 1's arrivals, with the scenario's own TCP
+    parameters (1460-byte segments, 128 KiB window, initial window 10, as ns-2's agent
+    variables: bench/ns2/ns2run.py), and cclab on the same list: both wall times and
+    their ratio. Information, no target: ns-2 is not the baseline the speed target names."""
+    sys.path.insert(0, str(ROOT / "bench" / "ns2"))
+    import ns2run
+
+    try:
+        ns = ns2run.ensure()
+    except ns2run.Missing as exc:
+        print(f"\nns-2 skipped: {exc}")
+        return
+    flows = ns2run.flow_list(REFERENCE, 1)
+    cc_walls, cc_cpus = [], []
+    for _ in range(3):
+        t0 = time.thread_time()  # the engine runs in this thread; the tables' Python is counted too
+        cc_walls.append(ns2run.pairing.run_cclab(REFERENCE, 1, flows).summary["wall_time_s"])
+        cc_cpus.append(time.thread_time() - t0)
+    cc_wall, cc_cpu = statistics.median(cc_walls), statistics.median(cc_cpus)
+    p = ns2run.run_ns2(REFERENCE, 1, flows, ns=ns).perf
+    print(f"\nns-2.35 side by side, seed 1's {len(flows)} flows replayed in both, {sim_s:g} simulated s "
+          f"(the scenario's TCP parameters in both; cclab median of 3)\n")
+    print(f"{'measure':44} {'cclab':>12} {'ns-2.35':>12}")
+    print(f"{'wall time of the run (s)':44} {cc_wall:12.3f} {p['process_wall_s']:12.2f}")
+    print(f"{'CPU time (s; cclab: engine and its tables)':44} {cc_cpu:12.3f} {p['cpu_s']:12.2f}")
+    print(f"{'wall ms per simulated s':44} {cc_wall / sim_s * 1e3:12.4f} {p['process_wall_s'] / sim_s * 1e3:12.2f}")
+    print(f"{'peak RSS of the simulator process (MB)':44} {'':>12} {p['peak_rss_kb'] / 1024:12.1f}")
+    print(f"\nspeed-up over ns-2.35 on the same flows: x{p['cpu_s'] / cc_cpu:.0f} in CPU time, "
+          f"x{p['process_wall_s'] / cc_wall:.0f} in wall time")
 
 
 if __name__ == "__main__":

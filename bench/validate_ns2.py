@@ -17,13 +17,22 @@ differ" when it does only thanks to h.
            flows, 8% in every size bin holding at least 30 flows over the seeds.
   red      the same link with ns-2's RED (Queue/RED: thresholds 5 and 15 packets,
            max_p 0.1, w_q 0.002, gentle, wait, 100 packets), NewReno Poisson at load
-           0.6 beside a long flow: drops, mean queue and mean completion time, T = 5%.
-  vegas    two Vegas flows (round trips 50 and 100 ms) beside one NewReno flow:
-           each flow's share of the bottleneck, T = 10%.
-  tfrc     two TFRC flows beside two NewReno flows: TFRC's share, T = 10%.
-  tcp_lp   TCP-LP (ns-2's Agent/TCP/Linux with Linux's tcp_lp module) alone on a
-           10 Mbps, 50 ms link, and beside NewReno Poisson flows at load 0.3: its
-           goodput (T = 10%) and the NewReno flows' mean completion time (T = 5%).
+           0.6 beside a long flow; and ns-2.35's automatic RED (thresh_ 0, maxthresh_
+           0, q_weight_ -1, in bytes) on 10 Mb/s, 20 ms under Reno flows of mean 500 kB
+           at load 0.6: drops, mean queue and mean completion time, T = 5%.
+  vegas    ns-2's Agent/TCP/Vegas (cclab's `variant = "ns2"`): long-lived flows on a
+           10 Mb/s, 10 ms bottleneck behind 100 Mb/s access links (a second flow 20 s
+           later; three with access delays 5, 20, 45 ms; four started 5 s apart):
+           each flow's share over [50, 200] s, T = 10% (one run: no randomness).
+  tfrc     one ns-2 TFRC flow (`variant = "ns2"`) alone on 10 Mb/s, 25 ms, a 20-packet
+           buffer: bytes delivered in 6 and 20 s, T = 1%; n TFRC flows beside n
+           NewReno flows, n = 1, 2, 4, on 10 Mb/s, 25 ms: TFRC's share over [50,
+           300] s, T = 10%.
+  tcp_lp   TCP-LP (ns-2's Agent/TCP/Linux with `select_ca lp`; cclab's `variant =
+           "ns2"`) alone on 10 Mb/s, 50 ms (the delay moved by up to 0.1 ms per seed),
+           and beside Reno Poisson flows (mean 3 MB) at load 0.3; with and without
+           timestamps_, and with window_ 20: its goodput (T = 10%) and the Reno
+           flows' mean completion time (T = 5%); 1460-byte packets as information.
   cbr      CBR and Pareto on/off sources: the CBR flow's rate delivered (T = 0.1%) and
            the mean rate of 20 Pareto sources (T = 10%; the two simulators draw
            different random numbers, so this compares distributions, not runs).
@@ -90,8 +99,11 @@ def link(name="bottleneck", a="server", b="client", rate="10Mbps", delay="25ms",
 
 
 def scenario(name, duration, links, traffic, tcp, warmup=100.0) -> dict:
-    return {"name": name, "duration": f"{duration}s", "warmup": f"{min(warmup, duration / 5)}s",
-            "tcp": dict(tcp), "links": links, "traffic": traffic, "record": {"interval": "0s"}}
+    sc = {"name": name, "duration": f"{duration}s", "warmup": f"{min(warmup, duration / 5)}s",
+          "links": links, "traffic": traffic, "record": {"interval": "0s"}}
+    if tcp:
+        sc["tcp"] = dict(tcp)
+    return sc
 
 
 def poisson(name, load, mean="1MB", src="server", dst="client", **kw) -> dict:
@@ -139,20 +151,28 @@ def bottleneck(r, name="bottleneck") -> dict:
 
 @dataclass
 class Check:
-    """One scenario, the metrics read from each run, and each metric's tolerance (a
-    metric without one is information)."""
+    """One scenario (or one per seed: a function of the seed), the metrics read from
+    each run, and each metric's tolerance (a metric without one is information).
+    `seeds`: at most this many seeds (1 for a deterministic scenario)."""
     section: str
     case: str
-    scenario: dict
+    scenario: dict | Callable
     metrics: Callable
     tolerance: dict
+    seeds: int | None = None
     per_seed: dict = field(default_factory=dict)
 
+    def at(self, seed: int) -> dict:
+        return self.scenario(seed) if callable(self.scenario) else self.scenario
 
-def checks(duration: float, tcp: dict) -> list[Check]:
-    """Every check of every section (`duration` of the Poisson scenarios)."""
+
+CT_TOL = {"mean completion time (s)": 0.05, **{f"CT {b[2]} (s)": 0.08 for b in BINS}}
+
+
+def tcp_checks(duration: float, tcp: dict) -> list[Check]:
+    """NewReno, Reno and Sack1 (Poisson flows, mean 1 MB): at load 0.7 with ns-2's
+    window_ of 20 packets, and at load 0.5 beside a long flow with 100 packets."""
     out = []
-    ct_tol = {"mean completion time (s)": 0.05, **{f"CT {b[2]} (s)": 0.08 for b in BINS}}
     agents = [("newreno", {}, {}), ("reno", {"protocol": "reno"}, {}), ("sack1", {}, {"sack": True})]
     for agent, proto, extra in agents:
         for case, load, long_flow, window in (("w20", 0.7, False, None), ("w100+long", 0.5, True, "100000B")):
@@ -161,55 +181,158 @@ def checks(duration: float, tcp: dict) -> list[Check]:
                 t["receive_window"] = window
             traffic = [poisson("short", load, **proto)] + ([long_lived("long", **proto)] if long_flow else [])
             sc = scenario(f"ns2-tcp-{agent}-{case}", duration, [link()], traffic, t)
-            out.append(Check("tcp", f"{agent} {case}", sc, lambda r: completion_times(r, "short"), ct_tol))
+            out.append(Check("tcp", f"{agent} {case}", sc, lambda r: completion_times(r, "short"), CT_TOL))
+    return out
+
+
+def red_checks(duration: float, tcp: dict) -> list[Check]:
+    """RED with explicit thresholds (packets) beside a long flow, and ns-2.35's
+    automatic RED (thresh_ 0, maxthresh_ 0, q_weight_ -1: bytes) under Reno flows."""
     red = {"type": "red", "limit": "100pkts", "min_th": "5pkts", "max_th": "15pkts", "max_p": 0.1,
            "weight": 0.002, "gentle": True, "wait": True}
+    metrics = lambda r: {**bottleneck(r), **completion_times(r, "short")}  # noqa: E731
+    tol = {"drops": 0.05, "mean queue (packets)": 0.05, "mean completion time (s)": 0.05}
     sc = scenario("ns2-red", duration, [link(queue=red)], [poisson("short", 0.6), long_lived("long")], tcp)
-    out.append(Check("red", "red", sc, lambda r: {**bottleneck(r), **completion_times(r, "short")},
-                     {"drops": 0.05, "mean queue (packets)": 0.05, "mean completion time (s)": 0.05}))
-    two_rtts = [link("access1", "s1", "router", delay="1ms", limit="1000pkts"),
-                link("access2", "s2", "router", delay="26ms", limit="1000pkts"),
-                link("bottleneck", "router", "client", delay="24ms")]
-    vegas = [long_lived("vegas50", "s1", protocol="vegas", cc={"variant": "ns2"}),
-             long_lived("vegas100", "s2", protocol="vegas", cc={"variant": "ns2"}), long_lived("newreno", "s1")]
-    sc = scenario("ns2-vegas", 300, two_rtts, vegas, dict(tcp, receive_window="100000B"), warmup=50)
-    names = ["vegas50", "vegas100", "newreno"]
-    out.append(Check("vegas", "2 vegas + newreno", sc, lambda r: shares(r, names),
-                     {f"{c} share": 0.10 for c in names}))
-    tfrc = [long_lived("tfrc", count=2, protocol="tfrc", packet_size=1040, cc={"variant": "ns2"}),
-            long_lived("newreno", count=2)]
-    sc = scenario("ns2-tfrc", 300, [link()], tfrc, dict(tcp, receive_window="100000B"), warmup=50)
-    out.append(Check("tfrc", "2 tfrc + 2 newreno", sc, lambda r: shares(r, ["tfrc", "newreno"]),
-                     {"tfrc share": 0.10}))
-    lp_tcp = dict(tcp, timestamps=True, receive_window="1000000B")
+    out = [Check("red", "thresholds 5-15 pkts + long", sc, metrics, tol)]
+    # ns-2's RED in bytes holds limit_ × mean_pktsize_ bytes and admits while fewer wait:
+    # cclab's byte limit for 100 × 500 of it, with 1040-byte packets, is 50,000 + 1,039.
+    auto = {"type": "red", "limit": f"{100 * 500 + 1039}B", "min_th": "auto", "max_th": "auto", "weight": "auto",
+            "max_p": 0.1}
+    sc = scenario("ns2-red-auto", min(duration, 600), [link(delay="20ms", queue=auto)],
+                  [poisson("short", 0.6, mean="500KB", protocol="reno")], tcp)
+    out.append(Check("red", "automatic, reno", sc, metrics, tol))
+    return out
+
+
+# Vegas cases (bench of the module variant): (start s, access delay ms) of each flow on a
+# 10 Mb/s, 10 ms bottleneck; shares over [50, 200] s.
+VEGAS = {"a second flow 20 s later": [(0, 5), (20, 5)], "access 5, 20, 45 ms": [(0, 5), (0, 20), (0, 45)],
+         "four, 5 s apart, 5-20 ms": [(0, 5), (5, 10), (10, 15), (15, 20)]}
+# Agent/TCP/Vegas sends packetSize_ bytes with no header added (VegasTcpAgent::output) and
+# no SYN, and its window starts at one packet; TCPSink's ACKs are 40 bytes. In cclab: a
+# 960-byte segment under a 40-byte header (1000 bytes on the wire, 40-byte ACKs). With
+# 0-byte ACKs instead (header 0) ns-2 itself gives the 45 ms flow 0.147 of the link, not
+# 0.168: these shares move with 32 µs of round trip.
+VEGAS_TCP = {"mss": 960, "header": 40, "initial_window": 1, "initial_rto": "3s", "receive_window": "10000000B"}
+
+
+def vegas_checks() -> list[Check]:
+    out = []
+    for case, flows in VEGAS.items():
+        links = [link("bn", "r", "d", delay="10ms")]
+        traffic = []
+        for i, (start, delay) in enumerate(flows):
+            links.append(link(f"a{i}", f"s{i}", "r", rate="100Mbps", delay=f"{delay}ms", limit="1000pkts"))
+            traffic.append(long_lived(f"v{i}", f"s{i}", "d", protocol="vegas", cc={"variant": "ns2"},
+                                      start=f"{start}s"))
+        sc = scenario(f"ns2-vegas-{len(flows)}", 200, links, traffic, VEGAS_TCP, warmup=50)
+        names = [t["name"] for t in traffic]
+        out.append(Check("vegas", case, sc, lambda r, n=names: shares(r, n), {f"{n} share": 0.10 for n in names},
+                         seeds=1))
+    return out
+
+
+def tfrc_checks(tcp: dict) -> list[Check]:
+    """One TFRC flow alone (1040-byte packets, ns-2's useHeaders_ off) on a 20-packet
+    buffer: bytes delivered in 6 and 20 s (its start, slow start and first losses);
+    n TFRC and n NewReno flows: TFRC's share."""
+    out = []
+    for secs in (6, 20):
+        sc = scenario(f"ns2-tfrc-alone-{secs}", secs, [link(limit="19pkts")],
+                      [long_lived("tfrc", protocol="tfrc", packet_size=1040, cc={"variant": "ns2"})], tcp, warmup=0)
+        out.append(Check("tfrc", f"alone, {secs} s, queue-limit 20", sc,
+                         lambda r: {"bytes delivered": float(r.flows["bytes_delivered"].sum())},
+                         {"bytes delivered": 0.01}, seeds=1))
+    for n in (1, 2, 4):
+        traffic = []
+        for i in range(n):
+            traffic += [long_lived(f"tfrc{i}", protocol="tfrc", packet_size=1040, cc={"variant": "ns2"},
+                                   start=f"{0.1 * i}s"),
+                        long_lived(f"tcp{i}", start=f"{0.1 * i + 0.05}s")]
+        sc = scenario(f"ns2-tfrc-{n}", 300, [link()], traffic, dict(tcp, receive_window="10000000B"), warmup=50)
+        tfrc = [f"tfrc{i}" for i in range(n)]
+        out.append(Check("tfrc", f"{n} tfrc + {n} newreno", sc,
+                         lambda r, names=tfrc: {"tfrc share": sum(shares(r, classes(r)).get(f"{c} share", 0)
+                                                                  for c in names)},
+                         {"tfrc share": 0.10}, seeds=1))
+    return out
+
+
+def classes(r) -> list[str]:
+    return list(r.flows["class"].cat.categories)
+
+
+def linux_tcp(ts: bool, window: int) -> dict:
+    """Agent/TCP/Linux's sender as cclab's keys (docs/protocols.md, TCP-LP's ns2 variant):
+    packetSize_ 1000, windowInit_ 2, the SYN in the initial window, ns-2's option sizes,
+    rtxcur_init_ 3 s, maxrto_ 120 s, no fast retransmit to a TCPSink."""
+    return {"mss": 1000, "header": 40, "initial_window": 2, "syn_segment": True, "timestamps": ts,
+            "option_sizes": "ns2", "initial_rto": "3s", "max_rto": "120s", "dupack_threshold": 1_000_000,
+            "receive_window": f"{window * 1000}B"}
+
+
+def tcp_lp_checks(duration: float, tcp: dict) -> list[Check]:
+    """TCP-LP (Agent/TCP/Linux, `select_ca lp`) alone on 10 Mb/s, 50 ms (its delay moved
+    by up to 0.1 ms per seed: the goodput depends on which millisecond its timestamps
+    fall in) and beside Reno flows (mean 3 MB) at load 0.3: with and without
+    timestamps_, and with ns-2's window_ of 20."""
+    out = []
+    offsets = [-0.01, -0.005, 0.0, 0.005, 0.01, 0.02, 0.05, 0.1]
     lp = {"protocol": "tcp_lp", "cc": {"variant": "ns2"}}
-    sc = scenario("ns2-tcp_lp-alone", 200, [link(delay="50ms", limit="124pkts")], [long_lived("lp", **lp)],
-                  lp_tcp, warmup=20)
-    out.append(Check("tcp_lp", "alone", sc, lambda r: goodput(r, "lp"), {"lp goodput (Mbps)": 0.10}))
-    sc = scenario("ns2-tcp_lp-reno", duration, [link()], [poisson("reno", 0.3, protocol="reno"),
-                                                          long_lived("lp", **lp)], lp_tcp)
-    out.append(Check("tcp_lp", "beside reno", sc,
-                     lambda r: {**goodput(r, "lp"), **completion_times(r, "reno")},
-                     {"lp goodput (Mbps)": 0.10, "mean completion time (s)": 0.05}))
+    for case, ts, window in (("timestamps", True, 10000), ("no timestamps", False, 10000),
+                             ("timestamps, window_ 20", True, 20)):
+        def alone(seed, ts=ts, window=window):
+            delay = f"{50 + offsets[(seed - 1) % len(offsets)]}ms"
+            return scenario("ns2-tcp_lp-alone", 300, [link(delay=delay)],
+                            [long_lived("lp", tcp=linux_tcp(ts, window), **lp)], {}, warmup=0)
+        out.append(Check("tcp_lp", f"alone, {case}", alone, lambda r: goodput(r, "lp"),
+                         {"lp goodput (Mbps)": 0.10}, seeds=len(offsets)))
+        reno = dict(poisson("reno", 0.3, mean="3MB", protocol="reno"), tcp=dict(tcp, receive_window=f"{window}000B"))
+        sc = scenario("ns2-tcp_lp-reno", duration, [link(delay="50ms")],
+                      [reno, long_lived("lp", tcp=linux_tcp(ts, window), **lp)], {}, warmup=0)
+        out.append(Check("tcp_lp", f"beside reno, {case}", sc,
+                         lambda r: {**goodput(r, "lp"), **completion_times(r, "reno")},
+                         {"lp goodput (Mbps)": 0.10, "mean completion time (s)": 0.05}))
+
+    # 1460-byte packets: the remote-HZ estimate exceeds 1000, the "delay" compared is the
+    # send time itself, and what TCP-LP gets depends on which millisecond its timestamps
+    # fall in, in ns-2 as in cclab (docs/protocols.md): information, no tolerance.
+    def alone_1460(seed):
+        delay = f"{50 + offsets[(seed - 1) % len(offsets)]}ms"
+        return scenario("ns2-tcp_lp-alone-1460", 300, [link(delay=delay)],
+                        [long_lived("lp", tcp=dict(linux_tcp(True, 10000), mss=1460, receive_window="14600000B"),
+                                    **lp)], {}, warmup=0)
+    out.append(Check("tcp_lp", "alone, timestamps, 1460 B", alone_1460, lambda r: goodput(r, "lp"), {},
+                     seeds=len(offsets)))
+    return out
+
+
+def rate_checks(tcp: dict) -> list[Check]:
     cbr = [long_lived("cbr", protocol="cbr", cc={"rate": "2Mbps"}, packet_size=500),
            long_lived("pareto", count=20, protocol="pareto",
                       cc={"on": "500ms", "off": "500ms", "shape": 1.5, "rate": "400kbps"}, packet_size=210)]
     sc = scenario("ns2-cbr-pareto", 1000, [link(limit="1000pkts")], cbr, tcp, warmup=10)
-    out.append(Check("cbr", "cbr + 20 pareto", sc,
-                     lambda r: {"cbr rate (Mbps)": r.summary["cbr.throughput_bps"] / 1e6,
-                                "pareto mean rate (Mbps)": r.summary["pareto.throughput_bps"] / 1e6},
-                     {"cbr rate (Mbps)": 0.001, "pareto mean rate (Mbps)": 0.10}))
-    return out
+    return [Check("cbr", "cbr + 20 pareto", sc,
+                  lambda r: {"cbr rate (Mbps)": r.summary["cbr.throughput_bps"] / 1e6,
+                             "pareto mean rate (Mbps)": r.summary["pareto.throughput_bps"] / 1e6},
+                  {"cbr rate (Mbps)": 0.001, "pareto mean rate (Mbps)": 0.10})]
+
+
+def checks(duration: float, tcp: dict) -> list[Check]:
+    """Every check of every section (`duration` of the Poisson scenarios)."""
+    return (tcp_checks(duration, tcp) + red_checks(duration, tcp) + vegas_checks() + tfrc_checks(tcp)
+            + tcp_lp_checks(duration, tcp) + rate_checks(tcp))
 
 
 # --- running ----------------------------------------------------------------------------
 
 def run_check(check: Check, seeds: list[int], pool, ns: str, log) -> None:
     """Both simulators on every seed; per-seed metric values into `check.per_seed`."""
-    flows = {s: pairing.flow_list(check.scenario, s) for s in seeds}
-    futs = {s: pool.submit(ns2run.run_ns2, check.scenario, s, flows[s], False, None, ns) for s in seeds}
+    seeds = seeds[:check.seeds] if check.seeds else seeds
+    flows = {s: pairing.flow_list(check.at(s), s) for s in seeds}
+    futs = {s: pool.submit(ns2run.run_ns2, check.at(s), s, flows[s], False, None, ns) for s in seeds}
     for s in seeds:
-        cc = pairing.run_cclab(check.scenario, s, flows[s])
+        cc = pairing.run_cclab(check.at(s), s, flows[s])
         t0 = time.perf_counter()
         n2 = futs[s].result()
         check.per_seed[s] = {"cclab": check.metrics(cc), "ns2": check.metrics(n2.result()),
@@ -264,7 +387,7 @@ def table(rows: list[dict]) -> str:
     body = []
     for r in rows:
         flows = "" if r["flows"] is None else str(r["flows"])
-        tol = "" if r["tolerance"] is None else f"{r['tolerance']:.0%}"
+        tol = "" if r["tolerance"] is None else f"{r['tolerance'] * 100:g}%"
         body.append(f"| {r['section']} | {r['case']} | {r['metric']} | {flows} | {fmt(*r['cclab'][:2])} | "
                     f"{fmt(*r['ns2'][:2])} | {fmt(r['ratio'], r['ratio_ci'])} | {tol} | {verdict(r)} |\n")
     return head + "".join(body)

@@ -70,6 +70,19 @@ def test_agents_and_variables():
     assert v["packetSize_"] == 1000 and v["window_"] == 20 and v["windowInit_"] == 2 and v["syn_"] == "true"
     # Whole packets of 1000 + 40 bytes, and the 40-byte SYN (tcp.cc, TcpAgent::output).
     assert (nr["perpkt"], nr["first"]) == (1040, 40)
+    # ns-2's reset() sets ssthresh_ = int(window_) when the agent is created and again
+    # after the harness sets its variables; the first ssthresh is then set as cclab's
+    # says (none here: ns-2's int ceiling), and tcpTick_ as its clock tick.
+    assert (nr["ssthresh"], v["tcpTick_"]) == (ns2run.NO_SSTHRESH, "0.01")
+    sc = dumbbell(traffic=[long_lived(name="nr")], tcp={"preset": "ns2", "receive_window": "100000B"})
+    c = plan(sc)["classes"][0]
+    v = dict(zip(c["avars"][::2], c["avars"][1::2]))
+    # The ns2 preset's first ssthresh is the receive window: reset()'s own rule is kept.
+    assert (v["window_"], c["ssthresh"]) == (100, None)
+    # The run script passes -1: "keep what reset() gave" (cclab_ns2.tcl, cc_class).
+    flows = pd.DataFrame({"class": pd.Series(dtype=str), "start": pd.Series(dtype=float), "size": pd.Series(dtype=float)})
+    line = [l for l in ns2run.tcl_script(plan(sc), flows, 1.0, 0.0, 1, Path("/tmp/x")).splitlines() if l.startswith("cc_class")]
+    assert line[0].endswith(" -1")
 
 
 def test_run_script_schedules_every_flow_in_whole_packets():

@@ -68,7 +68,7 @@ def test_input_for_the_reference_scenario():
 
 def test_ns3_tcp_is_what_ns3_does():
     assert ns3run.NS3_TCP == {"handshake": True, "limited_transmit": True, "partial_ack_timer": "impatient",
-                              "rescue_retransmission": False}
+                              "rescue_retransmission": False, "sack_after_timeout": "keep"}
     tcp = ns3run.ns3_plan(_mixed("newreno"))["tcp"]
     assert (tcp["handshake"], tcp["limited_transmit"], tcp["partial_ack_timer"], tcp["rescue_retransmission"]) \
         == (True, True, "impatient", False)
@@ -155,6 +155,10 @@ def test_refuses_what_ns3_side_cannot_model(edit, message):
     ({}, "tcp.handshake = false"),
     ({"handshake": True}, "tcp.limited_transmit = false"),
     ({"handshake": True, "limited_transmit": True}, "tcp.partial_ack_timer = 'slow_but_steady'"),
+    ({"handshake": True, "limited_transmit": True, "partial_ack_timer": "impatient", "sack": True,
+      "rescue_retransmission": False}, "tcp.sack_after_timeout = 'clear': ns-3 3.44 runs 'keep'"),
+    ({"handshake": True, "limited_transmit": True, "partial_ack_timer": "impatient", "loss_recovery": "ns2"},
+     "tcp.loss_recovery = 'ns2': ns-3 3.44 runs 'rfc'"),
 ])
 def test_refuses_tcp_without_ns3s_behaviour(tcp, message):
     # Without NS3_TCP on top, a scenario's TCP is refused where it is not ns-3's.

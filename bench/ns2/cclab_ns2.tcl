@@ -73,11 +73,13 @@ proc cc_link {name from to rate delay qtype limit inbytes qvars} {
 # A class: `kind` is tcp, tfrc or udp; the agents and their variables; `app` the
 # sending application of udp classes with its variables; `ca` the Linux module of
 # Agent/TCP/Linux ("" for none); `perpkt` and `first` the bytes the receiving agent
-# counts per data packet and for the connection's first packet (the SYN).
-proc cc_class {c name kind src dst agent avars sink svars app appvars ca perpkt first} {
+# counts per data packet and for the connection's first packet (the SYN); `ssthresh`
+# the initial ssthresh_ of a TCP agent (-1: what reset() derives from window_).
+proc cc_class {c name kind src dst agent avars sink svars app appvars ca perpkt first ssthresh} {
 	global cls
 	foreach {k v} [list name $name kind $kind src $src dst $dst agent $agent avars $avars sink $sink \
-			svars $svars app $app appvars $appvars ca $ca perpkt $perpkt first $first] {
+			svars $svars app $app appvars $appvars ca $ca perpkt $perpkt first $first \
+			ssthresh $ssthresh] {
 		set cls($c,$k) $v
 	}
 }
@@ -102,6 +104,11 @@ proc cc_flow {id c npkts} {
 	set flow($id,rcv) $rcv
 	incr nflows
 	if {$cls($c,kind) == "tcp"} {
+		# An agent created during the run is not reset when its variables change (one
+		# created before `$ns run` is, at the start): reset it, so that ssthresh_ and the
+		# RTT state come from the variables just set (TcpAgent::reset, tcp.cc:455).
+		$snd reset
+		if {$cls($c,ssthresh) >= 0} { $snd set ssthresh_ $cls($c,ssthresh) }
 		if {$cls($c,ca) != ""} { $snd select_ca $cls($c,ca) }
 		set expected [expr {$npkts < 0 ? -1 : $cls($c,first) + $npkts * $cls($c,perpkt)}]
 		set app [new Application/CclabSink $id $expected]

@@ -61,8 +61,12 @@ RATE_PROTOCOLS = {"tfrc", "cbr", "pareto"}
 # "Unlimited" receive window, in packets: ns-2's window_ is an int (tcp.h), and its
 # scoreboards grow as needed.
 UNLIMITED_WINDOW = 1_000_000
-# The option bytes cclab adds for RFC 7323 timestamps (ns-2's default is 10 unpadded).
+# The option bytes cclab adds for RFC 7323 timestamps, and ns-2's ts_option_size_ (on
+# data segments only, unpadded).
 TIMESTAMP_OPTION = 12
+NS2_TIMESTAMP_OPTION = 10
+# ssthresh_ for cclab's "none" (slow start until the first loss): ns-2's ssthresh_ is an int.
+NO_SSTHRESH = 1_000_000_000
 
 
 class Unsupported(ValueError):
@@ -143,16 +147,16 @@ def _shortest_routes(nodes: int, links: list[dict]) -> dict[tuple[int, int], lis
     return out
 
 
-def queue_settings(link: dict) -> tuple[str, int, bool, list]:
+def queue_settings(link: dict, largest: int = 0) -> tuple[str, int, bool, list]:
     """A link's queue as ns-2 runs it: (queue class, limit_, counted in bytes,
-    [variable, value, ...]).
+    [variable, value, ...]); `largest`: the largest packet that crosses the link.
 
     cclab drops an arrival when the packets waiting (not the one in transmission)
     would exceed the limit L (`net/queue/mod.rs`, `overflows`); ns-2's DropTail drops
     when length + 1 >= limit_ (drop-tail.cc, DropTail::enque), the packet in
     transmission having left its queue, so ns-2 gets limit_ = L + 1 (in bytes, with
     mean_pktsize_ 1: bytes + size >= limit_). RED's hard limit is `qlen >= qlim_`
-    with the arrival counted after (red.cc, REDQueue::enque): limit_ = L."""
+    before the arrival (red.cc, REDQueue::enque): limit_ = L (see `red_settings`)."""
     q, name = link["queue"], link["name"]
     if q["type"] == "droptail":
         if q["limit_packets"] is not None and q["limit_bytes"] is not None:
@@ -161,35 +165,79 @@ def queue_settings(link: dict) -> tuple[str, int, bool, list]:
             return "DropTail", q["limit_packets"] + 1, False, []
         return "DropTail", q["limit_bytes"] + 1, True, []
     if q["type"] == "red":
-        return "RED", *red_settings(link)
+        return "RED", *red_settings(link, largest)
     raise Unsupported(f"link {name!r}: queue {q['type']!r}; stock ns-2.35 runs droptail and red here")
 
 
-def red_settings(link: dict) -> tuple[int, bool, list]:
-    """cclab's RED as ns-2's Queue/RED (red.cc): thresholds and limit in packets
-    (bytes_ and queue_in_bytes_ off), thresh_, maxthresh_, q_weight_, linterm_ =
-    1/max_p, mean_pktsize_, gentle_, wait_, setbit_ (ECN)."""
+def red_settings(link: dict, largest: int) -> tuple[int, bool, list]:
+    """cclab's RED as ns-2's Queue/RED (red.cc): thresh_, maxthresh_ (in packets, which
+    ns-2 multiplies by mean_pktsize_ in byte mode, red.cc:286-296), q_weight_, linterm_ =
+    1/max_p, mean_pktsize_, gentle_, wait_, setbit_ (ECN); bytes_ and queue_in_bytes_
+    with cclab's unit.
+
+    The hard limit: in packets, ns-2 admits while fewer than limit_ wait, as cclab
+    with limit L: limit_ = L. In bytes, ns-2 admits while fewer than limit_ ×
+    mean_pktsize_ bytes wait, cclab while the packet fits in L: for packets of `largest`
+    bytes the same rule when limit_ × mean_pktsize_ = L − largest + 1."""
     q, name = link["queue"], link["name"]
-    if q["unit"] != "packets" or q["limit_packets"] is None:
-        raise Unsupported(f"link {name!r}: RED in bytes is not in the ns-2 harness; write limit, min_th and "
-                          "max_th in packets (\"100pkts\")")
+    mean = int(q["mean_packet_bytes"])
+    inbytes = q["unit"] == "bytes"
+    if inbytes:
+        if q["limit_bytes"] is None or q["limit_packets"] is not None:
+            raise Unsupported(f"link {name!r}: RED counting bytes takes a limit in bytes here")
+        room = q["limit_bytes"] - largest + 1
+        if largest <= 0 or room <= 0 or room % mean:
+            raise Unsupported(
+                f"link {name!r}: ns-2's RED in bytes holds a whole number of mean_packet_size ({mean} B): for "
+                f"{largest}-byte packets write limit = K x {mean} + {largest - 1} bytes (e.g. "
+                f"\"{100 * mean + largest - 1}B\" for K = 100)")
+        limit, scale = room // mean, mean
+    else:
+        if q["limit_packets"] is None or q["limit_bytes"] is not None:
+            raise Unsupported(f"link {name!r}: RED counting packets takes a limit in packets here")
+        limit, scale = q["limit_packets"], 1
+    qvars = ["bytes_", _b(inbytes), "queue_in_bytes_", _b(inbytes),
+             "thresh_", repr(float(q["min_th"]) / scale), "maxthresh_", repr(float(q["max_th"]) / scale),
+             "q_weight_", repr(float(q["weight"])), "linterm_", repr(1.0 / q["max_p"]), "mean_pktsize_", str(mean),
+             "gentle_", _b(q["gentle"]), "wait_", _b(q["wait"]), "setbit_", _b(q["ecn"])]
     if not q.get("hard_drop", True):
         raise Unsupported(f"link {name!r}: red hard_drop = false; ns-2's RED marks above max_th only "
                           "with use_mark_p_, which is not the same rule")
-    qvars = ["bytes_", "false", "queue_in_bytes_", "false", "thresh_", repr(float(q["min_th"])),
-             "maxthresh_", repr(float(q["max_th"])), "q_weight_", repr(float(q["weight"])),
-             "linterm_", repr(1.0 / q["max_p"]), "mean_pktsize_", str(int(q["mean_packet_bytes"])),
-             "gentle_", _b(q["gentle"]), "wait_", _b(q["wait"]), "setbit_", _b(q["ecn"])]
-    return q["limit_packets"], False, qvars
+    return limit, inbytes, qvars
 
 
 def _b(v: bool) -> str:
     return "true" if v else "false"
 
 
+def _ts_bytes(tcp: dict, data: bool) -> int:
+    """Bytes of the timestamp option on a data segment (or an ACK, `data` False): cclab's
+    RFC 7323 12 on every packet, or ns-2's 10 on data segments only (`option_sizes = "ns2"`,
+    TcpAgent::headersize, tcp.cc:634; TCPSink's ACKs keep packetSize_)."""
+    if not tcp["timestamps"]:
+        return 0
+    if tcp.get("option_sizes", "rfc7323") == "ns2":
+        return NS2_TIMESTAMP_OPTION if data else 0
+    return TIMESTAMP_OPTION
+
+
+def initial_ssthresh(tcp: dict) -> int | None:
+    """ssthresh_ in packets for cclab's `initial_ssthresh` rule, or None to keep the
+    value TcpAgent::reset() gives (int(window_), tcp.cc:476): ns-2's own rule."""
+    rule = tcp.get("rules", {}).get("initial_ssthresh", "none")
+    if rule == "receive_window":
+        return None
+    if isinstance(rule, dict):
+        return max(1, rule["bytes"] // tcp["mss"])
+    return NO_SSTHRESH
+
+
 def tcp_vars(tcp: dict, where: str) -> list:
     """A class's TCP parameters as ns-2 agent variables ([name, value, ...]), or
-    Unsupported for what ns-2.35's agents do not have."""
+    Unsupported for what ns-2.35's agents do not have. The agent is reset after they
+    are set (cclab_ns2.tcl, cc_flow), as one created before `$ns run` is, so that
+    reset() derives ssthresh_ and the RTT state from them; `ssthresh_` is then set
+    when cclab's rule is not ns-2's."""
     if tcp["recovery"] == "prr":
         raise Unsupported(f"{where}: tcp.recovery = \"prr\"; ns-2.35 has no Proportional Rate Reduction")
     if tcp["byte_counting"] != 0:
@@ -200,21 +248,31 @@ def tcp_vars(tcp: dict, where: str) -> list:
     mss = tcp["mss"]
     rwnd = tcp["receive_window"]
     window = UNLIMITED_WINDOW if rwnd is None else max(1, rwnd // mss)
+    rules = tcp.get("rules", {})
+    syn = tcp["handshake"] or tcp.get("syn_segment", False)
     out = ["packetSize_", mss, "tcpip_base_hdr_size_", tcp["header"], "window_", window,
-           "windowInit_", tcp["initial_window"], "windowInitOption_", 1,
-           "syn_", _b(tcp["handshake"]), "minrto_", repr(tcp["min_rto_ns"] / 1e9),
+           "windowInit_", tcp["initial_window"], "windowInitOption_", 1, "syn_", _b(syn),
+           # The SYN alone first (handshake), or with the initial window's data (syn_segment).
+           "delay_growth_", _b(tcp["handshake"]), "minrto_", repr(tcp["min_rto_ns"] / 1e9),
            "maxrto_", repr(tcp["max_rto_ns"] / 1e9), "rtxcur_init_", repr(tcp["initial_rto_ns"] / 1e9),
            "numdupacks_", tcp["dupack_threshold"], "singledup_", int(tcp["limited_transmit"]),
-           "timestamps_", _b(tcp["timestamps"]), "ts_option_size_", TIMESTAMP_OPTION,
+           "newreno_changes1_", int(tcp["partial_ack_timer"] == "impatient"),
+           "timestamps_", _b(tcp["timestamps"]), "ts_option_size_", _ts_bytes(tcp, True) or TIMESTAMP_OPTION,
            "ecn_", int(tcp["ecn"]), "maxburst_", 0]
-    if "tick_ns" in tcp:
-        out += ["tcpTick_", repr(tcp["tick_ns"] / 1e9)]
+    if "clock_tick_ns" in rules:
+        out += ["tcpTick_", repr(rules["clock_tick_ns"] / 1e9)]
     return out
 
 
 def _cc_vars(protocol: str, params: dict, where: str) -> list:
     if protocol == "vegas":
-        return ["v_alpha_", params["alpha"], "v_beta_", params["beta"], "v_gamma_", params["gamma"]]
+        out = ["v_alpha_", params["alpha"], "v_beta_", params["beta"], "v_gamma_", params["gamma"]]
+        if params.get("variant") == "ns2":
+            # cclab's ns2 variant is Agent/TCP/Vegas with its defaults: one packet until
+            # packet 0 is acknowledged (syn_ and delay_growth_, though its output() sends
+            # no SYN), then windowInit_ 2 (tcp-vegas.cc:189-192; cc/vegas/ns2.rs).
+            out += ["syn_", "true", "delay_growth_", "true", "windowInit_", 2]
+        return out
     return []
 
 
@@ -232,21 +290,33 @@ def _tcp_class(c: dict, where: str) -> dict:
     elif tcp["sack"] and proto in ("reno", "vegas"):
         raise Unsupported(f"{where}: tcp.sack = true with {proto}; ns-2's SACK agent is Sack1 (NewReno's "
                           "window rules): use protocol = \"newreno\"")
-    sack_sink = tcp["sack"] or proto in LINUX_MODULES
-    sink = "Agent/TCPSink/Sack1" if sack_sink else "Agent/TCPSink"
-    svars = ["packetSize_", tcp["header"] + (TIMESTAMP_OPTION if tcp["timestamps"] else 0)]
+    # SACK blocks go to the sender only from a SACK sink: Agent/TCP/Linux detects losses
+    # from them alone (scoreboard1.cc:118-125), so to a plain TCPSink it never
+    # fast-retransmits, which is what cclab's tcp_lp ns2 variant models without SACK.
+    header = tcp["header"] + _ts_bytes(tcp, True)
+    svars = ["packetSize_", tcp["header"] + _ts_bytes(tcp, False)]
+    sink = "Agent/TCPSink"
+    if tcp["sack"]:
+        sink += "/Sack1"
+        blocks = tcp.get("rules", {}).get("sack_blocks") or (3 if tcp["timestamps"] else 4)
+        svars += ["maxSackBlocks_", blocks]
     if tcp["delayed_ack"]:
         sink += "/DelAck"
         svars += ["interval_", repr(tcp["delayed_ack_timeout_ns"] / 1e9)]
     if tcp["timestamps"]:
         svars += ["ts_echo_rfc1323_", "true"]
-    header = tcp["header"] + (TIMESTAMP_OPTION if tcp["timestamps"] else 0)
-    return {"kind": "tcp", "agent": agent, "avars": tcp_vars(tcp, where) + _cc_vars(proto, cc.get("params") or {}, where),
-            "sink": sink, "svars": svars, "app": "", "appvars": [], "ca": LINUX_MODULES.get(proto, ""),
+    avars = tcp_vars(tcp, where) + _cc_vars(proto, cc.get("params") or {}, where)
+    payload = tcp["mss"]
+    if proto == "vegas":
+        # Agent/TCP/Vegas sends packetSize_ bytes with no header (VegasTcpAgent::output):
+        # the whole packet goes in packetSize_, so both simulators put the same bytes on the wire.
+        avars[avars.index("packetSize_") + 1] = payload = tcp["mss"] + header
+    return {"kind": "tcp", "agent": agent, "avars": avars, "sink": sink, "svars": svars, "app": "", "appvars": [],
+            "ca": LINUX_MODULES.get(proto, ""), "ssthresh": initial_ssthresh(tcp),
             # ns-2 sends whole packets: every data packet is packetSize_ + headers; the
             # SYN (syn_) is tcpip_base_hdr_size_ alone (tcp.cc, TcpAgent::output).
-            "perpkt": tcp["mss"] + header, "first": tcp["header"] if tcp["handshake"] else 0,
-            "payload": tcp["mss"]}
+            "perpkt": payload if proto == "vegas" else tcp["mss"] + header,
+            "first": tcp["header"] if tcp["handshake"] or tcp.get("syn_segment") else 0, "payload": tcp["mss"]}
 
 
 def _rate_class(c: dict, where: str) -> dict:
@@ -255,8 +325,11 @@ def _rate_class(c: dict, where: str) -> dict:
     p = t["cc"].get("params") or {}
     size = t["packet_bytes"]
     if proto == "tfrc":
-        return {"kind": "tfrc", "agent": "Agent/TFRC", "avars": ["packetSize_", size], "sink": "Agent/TFRCSink",
-                "svars": [], "app": "", "appvars": [], "ca": "", "perpkt": size, "first": 0, "payload": size}
+        # cclab's datagram size is the whole packet: ns-2's TFRC without its 32-byte
+        # headersize_ on top (useHeaders_ false, tfrc.cc) sends exactly that.
+        return {"kind": "tfrc", "agent": "Agent/TFRC", "avars": ["packetSize_", size, "useHeaders_", "false"],
+                "sink": "Agent/TFRCSink", "svars": [], "app": "", "appvars": [], "ca": "", "ssthresh": None,
+                "perpkt": size, "first": 0, "payload": size}
     if proto == "cbr":
         appvars = ["rate_", repr(float(p["rate_bps"])), "packetSize_", size, "random_", 0]
         app = "Application/Traffic/CBR"
@@ -267,16 +340,18 @@ def _rate_class(c: dict, where: str) -> dict:
     else:
         raise Unsupported(f"{where}: rate protocol {proto!r} has no stock ns-2.35 counterpart here")
     return {"kind": "udp", "agent": "Agent/UDP", "avars": ["packetSize_", size], "sink": "Agent/LossMonitor",
-            "svars": [], "app": app, "appvars": appvars, "ca": "", "perpkt": size, "first": 0, "payload": size}
+            "svars": [], "app": app, "appvars": appvars, "ca": "", "ssthresh": None, "perpkt": size, "first": 0,
+            "payload": size}
 
 
 def plan(config: dict) -> dict:
     """What the run script needs from cclab's canonical configuration, or Unsupported."""
     nodes, links = config["nodes"], config["links"]
     routes = _shortest_routes(len(nodes), links)
+    largest = _largest_packets(config)
     out_links = []
-    for l in links:
-        qtype, limit, inbytes, qvars = queue_settings(l)
+    for i, l in enumerate(links):
+        qtype, limit, inbytes, qvars = queue_settings(l, largest[i])
         out_links.append({"name": l["name"], "from": l["from"], "to": l["to"], "rate_bps": float(l["rate_bps"]),
                           "delay_s": l["delay_ns"] / 1e9, "qtype": qtype, "limit": limit, "inbytes": inbytes,
                           "qvars": qvars})
@@ -300,6 +375,24 @@ def plan(config: dict) -> dict:
     return {"name": config["name"], "nodes": nodes, "links": out_links, "classes": classes}
 
 
+def _largest_packets(config: dict) -> list[int]:
+    """The largest packet (bytes on the wire) that crosses each link: a class's data
+    packets on its route, its ACKs or feedback (a header) on the way back."""
+    out = [0] * len(config["links"])
+    for c in config["classes"]:
+        t = c["transport"]
+        if t["kind"] == "window":
+            tcp = t["tcp"]
+            data = tcp["mss"] + tcp["header"] + _ts_bytes(tcp, True)
+            ack = tcp["header"] + _ts_bytes(tcp, False)
+        else:
+            data, ack = t["packet_bytes"], 40
+        for route, size in ((c["route"], data), (c["ack_route"], ack)):
+            for l in route:
+                out[l] = max(out[l], size)
+    return out
+
+
 def _tcl_list(xs) -> str:
     return "{" + " ".join(str(x) for x in xs) + "}"
 
@@ -321,7 +414,8 @@ def tcl_script(plan: dict, flows: pd.DataFrame, duration: float, warmup: float, 
         index[c["name"]] = i
         lines.append(f"cc_class {i} {{{c['name']}}} {c['kind']} {c['src']} {c['dst']} {c['agent']} "
                      f"{_tcl_list(c['avars'])} {c['sink']} {_tcl_list(c['svars'])} {{{c['app']}}} "
-                     f"{_tcl_list(c['appvars'])} {{{c['ca']}}} {c['perpkt']} {c['first']}")
+                     f"{_tcl_list(c['appvars'])} {{{c['ca']}}} {c['perpkt']} {c['first']} "
+                     f"{-1 if c['ssthresh'] is None else c['ssthresh']}")
     for i, row in enumerate(flows.itertuples(index=False)):
         c = plan["classes"][index[row[0]]]
         npkts = -1 if np.isnan(row.size) else max(1, math.ceil(row.size / c["payload"]))
@@ -352,10 +446,11 @@ class Ns2Result:
         f = self.flows
         summary = {"name": f"ns-2.35: {self.config.get('name', '')}", "seed": self.seed,
                    "duration_s": self.duration, "simulated_s": self.perf.get("simulated_s", self.duration),
-                   "warmup_s": self.warmup, "completed_run": True, "wall_time_s": self.perf.get("wall_s")}
-        # Counted as cclab counts them (sim/report.rs): flows that arrived after the
-        # warm-up, and long-lived ones.
-        counted = f[~f["warmup"] | f["size"].isna()]
+                   "warmup_s": self.warmup, "completed_run": True, "flows_arrived": int((~f["warmup"]).sum()),
+                   "flows_finished": int((~f["warmup"] & f["finished"]).sum()), "wall_time_s": self.perf.get("wall_s")}
+        # Counted as cclab counts them (sim/report.rs, class_summary): the flows that
+        # arrived after the warm-up; throughput is every flow's bytes after it.
+        counted = f[~f["warmup"]]
         span = self.duration - self.warmup
         for c in f["class"].cat.categories:
             g = counted[counted["class"] == c]
@@ -462,16 +557,31 @@ def run_ns2(scenario, seed: int, flows: pd.DataFrame | None = None, progress: bo
         folder.mkdir(parents=True, exist_ok=True)
         script = folder / "run.tcl"
         script.write_text(tcl_script(p, flows, info["duration_s"], info["warmup_s"], seed, folder, progress))
-        # ns-2's Linux TCP-LP prints a line per ACK on stdout: keep stdout out of the way.
-        with open(folder / "ns.stdout", "w") as so:
-            proc = subprocess.run([ns, str(script)], stdout=so, stderr=None if progress else subprocess.PIPE,
-                                  text=True, cwd=folder)
-        if proc.returncode != 0 or not (folder / "flows.csv").exists():
-            raise RuntimeError(f"ns-2 run failed ({proc.returncode}): {(proc.stderr or '')[-2000:]}")
+        code, err, usage = _run(ns, script, folder, progress)
+        if code != 0 or not (folder / "flows.csv").exists():
+            raise RuntimeError(f"ns-2 run failed ({code}): {err[-2000:]}")
         table, after = read_flows(folder / "flows.csv", p, flows, info["warmup_s"])
+        perf = json.loads((folder / "perf.json").read_text()) | usage
         return Ns2Result(flows=table, links=read_links(folder / "links.csv", config), delivered_after_warmup=after,
-                         perf=json.loads((folder / "perf.json").read_text()), config=config, seed=seed,
-                         duration=info["duration_s"], warmup=info["warmup_s"])
+                         perf=perf, config=config, seed=seed, duration=info["duration_s"], warmup=info["warmup_s"])
+
+
+def _run(ns: str, script: Path, folder: Path, progress: bool) -> tuple[int, str, dict]:
+    """Run `ns script` in `folder`: exit code, the end of stderr, and the process's own
+    wall time, CPU time and peak resident memory (from wait4, not the whole machine's).
+    ns-2's Linux TCP-LP prints a line per ACK on stdout: stdout goes to a file."""
+    import time
+
+    t0 = time.perf_counter()
+    with open(folder / "ns.stdout", "w") as so, open(folder / "ns.stderr", "w+") as se:
+        proc = subprocess.Popen([ns, str(script)], stdout=so, stderr=None if progress else se, cwd=folder)
+        _, status, ru = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t0
+        se.seek(0)
+        err = se.read()
+    return proc.returncode, err, {"process_wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime,
+                                  "peak_rss_kb": ru.ru_maxrss}
 
 
 def main(argv=None) -> int:

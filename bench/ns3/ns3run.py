@@ -60,10 +60,11 @@ UNLIMITED_WINDOW = 16 << 20
 # How ns-3 3.44's TCP differs from cclab's defaults, switched on in cclab for a
 # comparison: ns-3 opens connections with SYN / SYN-ACK, always uses limited
 # transmit (without SACK it cannot run without it: see cclab_ns3.cc), restarts
-# the retransmission timer on the first partial ACK of a recovery only, and has no
-# rescue retransmission (RFC 6675 NextSeg rule 4; TcpTxBuffer::NextSeg stops at rule 3).
+# the retransmission timer on the first partial ACK of a recovery only, has no
+# rescue retransmission (RFC 6675 NextSeg rule 4; TcpTxBuffer::NextSeg stops at rule 3),
+# and with SACK keeps the SACKed marks at a timeout (TcpSocketBase::ReTxTimeout).
 NS3_TCP = {"handshake": True, "limited_transmit": True, "partial_ack_timer": "impatient",
-           "rescue_retransmission": False}
+           "rescue_retransmission": False, "sack_after_timeout": "keep"}
 # ns-3 3.44's congestion-control class for each of cclab's window protocols that has one.
 NS3_CONGESTION = {"newreno": "TcpNewReno", "ledbat": "TcpLedbat", "tcp_lp": "TcpLp", "vegas": "TcpVegas"}
 # Why the others have none.
@@ -74,6 +75,12 @@ NO_NS3_COUNTERPART = {
     "fast": "ns-3 3.44 has no FAST TCP",
     "multcp": "ns-3 3.44 has no MulTCP",
 }
+# cclab's sender rules (`tcp.rules`, docs/protocols.md "Presets") as ns-3 3.44 follows them:
+# the RFCs' (the defaults), except that with SACK it keeps the SACKed marks at a timeout
+# (TcpSocketBase::ReTxTimeout: SetSentListLost(resetSack = !m_sackEnabled); NS3_TCP sets it).
+NS3_RULES = {"whole_segments": False, "initial_ssthresh": "none", "window_arithmetic": "bytes",
+             "timeout_ssthresh": "hold", "rtt_estimator": "rfc6298", "syn_timeout": "retry",
+             "loss_recovery": "rfc", "sack_after_timeout": "keep", "sack_blocks": None, "sack_option": "rfc2018"}
 # ns-3's hard-coded upper bound of the retransmission timeout (TcpSocketBase::ReTxTimeout).
 NS3_MAX_RTO_S = 60.0
 
@@ -238,6 +245,11 @@ def _check_tcp(tcp: dict) -> None:
                           "through its recovery algorithm (TcpSocketBase::EnterCwr), and TcpPrrRecovery "
                           "brings the window down over a round trip where cclab sets cwnd = ssthresh at "
                           "once; set recovery = \"halve\" (ns-3's TcpClassicRecovery does the same)")
+    for key, ns3 in NS3_RULES.items():
+        value = tcp.get("rules", {}).get(key, ns3)
+        if value != ns3 and (key != "sack_after_timeout" or tcp["sack"]):
+            raise Unsupported(f"tcp.{key} = {value!r}: ns-3 3.44 runs {ns3!r} (ns3run.NS3_TCP sets what "
+                              "ns-3 does; the others are ns-2.35's rules, preset \"ns2\")")
     if tcp["max_rto_s"] != NS3_MAX_RTO_S:
         raise Unsupported(f"tcp.max_rto = {tcp['max_rto_s']:g} s: ns-3 3.44 caps the timeout at 60 s")
 

@@ -96,11 +96,11 @@ fn canonical_json_is_checked_when_read() {
     assert!(e.starts_with("links[0].rate_bps"), "{e}");
     let e = Config::from_json("{\"format\": 3}", &Registry::new()).unwrap_err().to_string();
     assert!(e.starts_with("format: invalid type"), "{e}");
-    // A configuration saved before the SACK, PRR, byte-counting, timestamp and ECN
-    // keys existed loads with them at their defaults (what such a run did).
+    // A configuration saved before the SACK, PRR, byte-counting, timestamp, ECN and
+    // rule keys existed loads with them at their defaults (what such a run did).
     let mut v: Value = serde_json::from_str(&cfg.to_json()).unwrap();
     let tcp = v["classes"][0]["transport"]["tcp"].as_object_mut().unwrap();
-    for k in ["sack", "recovery", "byte_counting", "timestamps", "rescue_retransmission", "ecn"] {
+    for k in ["sack", "recovery", "byte_counting", "timestamps", "rescue_retransmission", "ecn", "rules"] {
         assert!(tcp.remove(k).is_some(), "{k}");
     }
     assert_eq!(Config::from_json(&v.to_string(), &Registry::new()).unwrap(), cfg);

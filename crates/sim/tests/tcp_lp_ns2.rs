@@ -99,7 +99,8 @@ fn lp(timestamps: bool) -> Value {
 /// ns-2.35's packets acknowledged (`$tcp set ack_`) after 300 s of one
 /// Agent/TCP/Linux flow with `select_ca lp`, `timestamps_ true`, `window_ 10000`,
 /// to a TCPSink, on a 10 Mb/s link of the delay given and a DropTail queue of 100
-/// packets (`bench/ns2/modules.py` writes the same Tcl: `lp_tcl`, without Reno flows).
+/// packets (hand-written Tcl, `git show 971749a:bench/ns2/modules.py`, `lp_tcl`;
+/// `bench/validate_ns2.py --only tcp_lp` runs the same case through the harness).
 const NS2_ALONE: [(&str, u64); 4] = [("49.99ms", 28_385), ("50ms", 28_400), ("50.01ms", 29_745), ("50.1ms", 37_795)];
 
 #[test]

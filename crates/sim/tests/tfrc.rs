@@ -306,8 +306,8 @@ fn ns2_variant_delivers_what_ns2s_tfrc_delivers() {
     // TFRCSink) alone through 10 Mb/s, 25 ms each way, DropTail queue-limit 20
     // (cclab's 19 waiting): the sink's `bytes_` after 6 s (slow start from 300 B/s,
     // doubling per RTT to twice the receive rate, its first losses) and after 20 s
-    // (ns-2.35: 5,971,680 and 23,417,680 bytes; the Tcl of `bench/ns2/modules.py`'s
-    // tfrc section with one TFRC flow and no TCP).
+    // (ns-2.35: 5,971,680 and 23,417,680 bytes; `bench/validate_ns2.py --only tfrc`,
+    // its "alone" rows, as hand-written Tcl gave them before the harness).
     for (seconds, ns2) in [(6, 5_971_680u64), (20, 23_417_680)] {
         let doc = json!({
             "duration": format!("{seconds}s"),

@@ -150,8 +150,9 @@ fn ns2_vegas(starts: &[f64], delays: &[f64]) -> Vec<u64> {
 
 #[test]
 fn ns2_variant_shares_as_ns2s_vegas() {
-    // ns-2.35 (`$tcp set ack_` at 200 s, with the Tcl `bench/ns2/modules.py`
-    // writes for its vegas section): a second flow 20 s after the first, both 5 ms from the router, and
+    // ns-2.35 (`$tcp set ack_` at 200 s, from hand-written Tcl: `git show
+    // 971749a:bench/ns2/modules.py`; `bench/validate_ns2.py --only vegas` runs these
+    // scenarios through the harness and compares the shares): a second flow 20 s after the first, both 5 ms from the router, and
     // three flows at 5, 20 and 45 ms. Packet for packet the same windows (the
     // second flow's slow start ends at 24 − 24/8 = 21, the first comes down to
     // 23.5 packets), so the counts agree to the packets in flight at the end.

@@ -23,7 +23,7 @@ use crate::net::{queue, Link, Packet, Routes};
 use crate::traffic::{Batch, Source};
 use crate::transport::cc::{Cc, Registry};
 use crate::transport::rate::{FlowStart, RateConn, RateSender};
-use crate::transport::tcp::{Output, Tcp, TcpParams};
+use crate::transport::tcp::{Output, RttRule, Tcp, TcpParams};
 use crate::transport::{Conn, Endpoints, Transport};
 use event::{ConnTimer, Event, Owner};
 use cclab_rng::StreamKey;
@@ -298,6 +298,12 @@ impl Simulation {
         });
         match conn {
             Conn::Tcp(tcp) => {
+                if cr.tcp.rules.rtt_estimator == RttRule::Ns2 {
+                    // ns-2's boot_time_ (uniform in one tick), from the flow's own stream.
+                    let mut rng = cclab_rng::stream(self.cfg.seed, StreamKey::new("tcp").part(&c.name).num(index));
+                    let tick = cr.tcp.rules.clock_tick.0;
+                    tcp.set_clock_phase(SimTime(((rng.uniform() * tick as f64) as u64).min(tick - 1)));
+                }
                 tcp.open(now, &cr.tcp, &mut self.out);
                 if let Some(tr) = self.net.trace.as_deref_mut() {
                     tr.tcp(now, tcp, &self.out);

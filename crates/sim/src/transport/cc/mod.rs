@@ -100,6 +100,10 @@ pub struct Ack {
     /// segments of slow-start growth per ACK (0: off, grow per ACK as RFC 5681;
     /// u32::MAX: no limit). Controllers with Reno's growth honour it ([`RenoGrowth`]).
     pub byte_counting: u32,
+    /// `tcp.window_arithmetic = "ns2"`: grow the window as ns-2's `opencwnd()` does,
+    /// cwnd a real number of segments (+1 per ACK in slow start, +1/cwnd in
+    /// congestion avoidance). Controllers with Reno's growth honour it.
+    pub ns2_arithmetic: bool,
 }
 
 /// How the machinery recovers from a loss detected by duplicate ACKs when the
@@ -151,6 +155,21 @@ pub trait CongestionControl {
     #[inline]
     fn fast_recovery(&self) -> FastRecovery {
         FastRecovery::NewReno
+    }
+
+    /// The window in segments as a real number: ns-2's `cwnd_`, which controllers
+    /// with Reno's growth keep exactly under `tcp.window_arithmetic = "ns2"`
+    /// ([`RenoGrowth`]); for the others, cwnd / MSS.
+    #[inline]
+    fn segments(&self, w: &Window) -> f64 {
+        w.cwnd as f64 / w.mss as f64
+    }
+
+    /// Set the window to `segments` (ns-2's `slowdown()` and partial-ACK
+    /// deflation): cwnd in bytes is its integer part.
+    #[inline]
+    fn set_segments(&mut self, w: &mut Window, segments: f64) {
+        w.cwnd = (segments * w.mss as f64) as u64;
     }
 
     /// When the controller next needs to run on its own (None: never).
@@ -215,6 +234,14 @@ impl<T: CongestionControl> CongestionControl for Box<T> {
     #[inline]
     fn fast_recovery(&self) -> FastRecovery {
         (**self).fast_recovery()
+    }
+    #[inline]
+    fn segments(&self, w: &Window) -> f64 {
+        (**self).segments(w)
+    }
+    #[inline]
+    fn set_segments(&mut self, w: &mut Window, segments: f64) {
+        (**self).set_segments(w, segments)
     }
     #[inline]
     fn deadline(&self) -> Option<SimTime> {

@@ -13,7 +13,7 @@ pub struct NewReno {
 
 /// Reno's window growth: slow start below ssthresh, congestion avoidance above
 /// (RFC 5681 §3.1), counting ACKs or, when the ACK says so, bytes (RFC 3465).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RenoGrowth {
     /// RFC 3465 §2.1's bytes_acked: bytes acknowledged in congestion avoidance
     /// since cwnd last grew.
@@ -21,6 +21,10 @@ pub struct RenoGrowth {
     /// In the slow start that follows a retransmission timeout (RFC 3465 §2.2:
     /// L = 1 segment there, since the ACKs may cover segments sent long before).
     after_timeout: bool,
+    /// ns-2's `cwnd_` in segments (a double) while `ack.ns2_arithmetic`: the window
+    /// in bytes is its integer part; when the machinery has set the window since
+    /// (a loss, a timeout), the window in bytes is taken instead.
+    ns2_cwnd: f64,
 }
 
 impl RenoGrowth {
@@ -29,6 +33,9 @@ impl RenoGrowth {
     pub fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
         if ack.bytes_acked == 0 || ack.in_recovery {
             return;
+        }
+        if ack.ns2_arithmetic {
+            return self.open_ns2(w);
         }
         if ack.byte_counting == 0 {
             if w.cwnd < w.ssthresh {
@@ -54,6 +61,34 @@ impl RenoGrowth {
             self.bytes_acked -= w.cwnd;
             w.cwnd += w.mss;
         }
+    }
+
+    /// ns-2's `opencwnd()` (tcp/tcp.cc:1119-1238, windowOption_ 1, `increase_num_` 1):
+    /// `cwnd_ += 1` below ssthresh_, else `cwnd_ += 1/cwnd_`, in segments, per ACK
+    /// of new data whatever it covers.
+    fn open_ns2(&mut self, w: &mut Window) {
+        let cwnd = self.segments(w);
+        // cwnd_ < ssthresh_ (an integer): the same test on the integer part in bytes.
+        self.set_segments(w, if w.cwnd < w.ssthresh { cwnd + 1.0 } else { cwnd + 1.0 / cwnd });
+    }
+
+    /// ns-2's `cwnd_`: exact while the window in bytes is its integer part (the
+    /// machinery sets the window through [`RenoGrowth::set_segments`], or to whole segments).
+    #[inline]
+    pub fn segments(&self, w: &Window) -> f64 {
+        let mss = w.mss as f64;
+        if (self.ns2_cwnd * mss) as u64 == w.cwnd {
+            self.ns2_cwnd
+        } else {
+            w.cwnd as f64 / mss
+        }
+    }
+
+    /// Set ns-2's `cwnd_` to `segments`.
+    #[inline]
+    pub fn set_segments(&mut self, w: &mut Window, segments: f64) {
+        self.ns2_cwnd = segments;
+        w.cwnd = (segments * w.mss as f64) as u64;
     }
 
     /// A congestion signal: the counted bytes belonged to the old window.
@@ -102,6 +137,16 @@ impl CongestionControl for NewReno {
         self.growth.on_congestion(event);
         reno_ssthresh(w, event, flight)
     }
+
+    #[inline]
+    fn segments(&self, w: &Window) -> f64 {
+        self.growth.segments(w)
+    }
+
+    #[inline]
+    fn set_segments(&mut self, w: &mut Window, segments: f64) {
+        self.growth.set_segments(w, segments)
+    }
 }
 
 /// Reno's and NewReno's ssthresh on a congestion signal: half the flight, held
@@ -147,6 +192,34 @@ mod tests {
         r.in_recovery = true;
         c.on_ack(&mut w, &r);
         assert_eq!(w.cwnd, 6166); // recovery owns the window
+    }
+
+    #[test]
+    fn ns2_arithmetic_keeps_cwnd_as_a_real_number() {
+        // opencwnd(): +1 per ACK below ssthresh_, whatever the ACK covers; above it
+        // +1/cwnd_ with cwnd_ a double: 4 -> 4.25 -> 4.485294 -> 4.708245 -> 4.920638
+        // -> 5.123864 (the window, its integer part, reaches 5 on the fifth ACK).
+        let mut c = NewReno::default();
+        let mut w = Window { cwnd: 2000, ssthresh: 4000, mss: 1000 };
+        let ns2 = |bytes| Ack { ns2_arithmetic: true, ..ack(bytes) };
+        c.on_ack(&mut w, &ns2(3000));
+        assert_eq!(w.cwnd, 3000);
+        c.on_ack(&mut w, &ns2(500));
+        assert_eq!(w.cwnd, 4000);
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            c.on_ack(&mut w, &ns2(1000));
+            seen.push(w.cwnd / 1000);
+        }
+        assert_eq!(seen, vec![4, 4, 4, 4, 5]);
+        assert!((c.segments(&w) - 5.123_864).abs() < 1e-6, "{}", c.segments(&w));
+        // The machinery sets the window exactly (ns-2's halfwin) and growth goes on
+        // from the exact value; a window set in bytes is taken as it is.
+        c.set_segments(&mut w, 2.561_933);
+        assert_eq!(w.cwnd, 2561);
+        assert!((c.segments(&w) - 2.561_933).abs() < 1e-12);
+        w.cwnd = 7000;
+        assert_eq!(c.segments(&w), 7.0);
     }
 
     #[test]

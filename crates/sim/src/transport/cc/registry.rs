@@ -222,6 +222,20 @@ macro_rules! window_protocols {
                 }
             }
             #[inline]
+            fn segments(&self, w: &Window) -> f64 {
+                match self {
+                    $(Cc::$variant(c) => c.segments(w),)*
+                    Cc::Custom(c) => c.segments(w),
+                }
+            }
+            #[inline]
+            fn set_segments(&mut self, w: &mut Window, segments: f64) {
+                match self {
+                    $(Cc::$variant(c) => c.set_segments(w, segments),)*
+                    Cc::Custom(c) => c.set_segments(w, segments),
+                }
+            }
+            #[inline]
             fn deadline(&self) -> Option<SimTime> {
                 match self {
                     $(Cc::$variant(c) => c.deadline(),)*

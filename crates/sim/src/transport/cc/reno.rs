@@ -41,4 +41,14 @@ impl CongestionControl for Reno {
     fn fast_recovery(&self) -> FastRecovery {
         FastRecovery::Reno
     }
+
+    #[inline]
+    fn segments(&self, w: &Window) -> f64 {
+        self.0.segments(w)
+    }
+
+    #[inline]
+    fn set_segments(&mut self, w: &mut Window, segments: f64) {
+        self.0.set_segments(w, segments)
+    }
 }

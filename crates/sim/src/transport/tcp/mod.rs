@@ -9,17 +9,22 @@
 //! Proportional Rate Reduction (RFC 9937) replace NewReno's recovery
 //! (`selective.rs`). Optionally (`TcpParams::handshake`) a connection opens with a
 //! SYN / SYN-ACK exchange as in ns-3 (RFC 9293 §3.5), and (`TcpParams::timestamps`)
-//! every segment carries RFC 7323 timestamps.
+//! every segment carries RFC 7323 timestamps. With `loss_recovery = "ns2"` the
+//! sender is ns-2.35's `Agent/TCP/Reno`, `Agent/TCP/Newreno` or `Agent/TCP/Sack1`
+//! instead (`ns2/`), and each rule of `tcp::rules` chooses between the RFCs' and
+//! ns-2's arithmetic (`preset = "ns2"` chooses ns-2's throughout).
 //!
 //! Both endpoints of one connection live in one `Tcp` value: the sending side in
 //! `sender.rs`, the receiving side in `receiver.rs`; the simulator moves the
 //! packets between them. The congestion controller (`transport::cc`) only steers
 //! the window. Timers are [`Timer`] deadlines the simulator turns into events.
+mod ns2;
 mod observe;
 mod params;
 mod prr;
 mod ranges;
 mod receiver;
+mod rules;
 mod sack;
 mod scoreboard;
 mod selective;
@@ -28,13 +33,16 @@ mod sender;
 pub use observe::RecoveryState;
 pub use sack::SackRecord;
 pub use params::{PartialAckTimer, Preset, Recovery as RecoveryRule, TcpParams, MAX_PACKET_BYTES};
+pub use rules::{InitialSsthresh, LossRecovery, RttRule, Rules, SackAfterTimeout, SackOptionSize, SynTimeout, TimeoutSsthresh, WindowArithmetic};
 
 use super::cc::{Cc, Window};
 use super::endpoints::Endpoints;
-use super::rtt::RttEstimator;
+use super::rtt::{Ns2Ticks, Rfc6298, RtoEstimator};
 use crate::engine::{SimTime, Timer};
 use crate::net::Packet;
+use ns2::Ns2Sender;
 use ranges::SegmentSet;
+use sack::SackOption;
 use selective::Selective;
 
 /// Packets a call wants sent, in order.
@@ -67,7 +75,7 @@ pub struct Tcp {
     pub cc: Cc,
     pub w: Window,
     recovery: Recovery,
-    rtt: RttEstimator,
+    rtt: RtoEstimator,
     timed_out_since_ack: bool,
     /// ECN: the highest sequence sent when the window was last reduced for ECE
     /// (one reduction per window of data), and whether the next segment carries CWR.
@@ -88,8 +96,14 @@ pub struct Tcp {
     pub established: bool,
     /// `tcp.byte_counting`, passed to the controller with every ACK.
     byte_counting: u32,
-    /// SACK state of both endpoints (present when `tcp.sack`).
+    /// `tcp.window_arithmetic = "ns2"`, passed to the controller with every ACK.
+    ns2_arithmetic: bool,
+    /// The RFC 6675 sender's SACK state (present with `tcp.sack` and the RFC recovery).
     selective: Option<Box<Selective>>,
+    /// ns-2.35's sender (present with `loss_recovery = "ns2"`).
+    ns2: Option<Box<Ns2Sender>>,
+    /// The receiver's SACK blocks and the log that carries them (present with `tcp.sack`).
+    sack: Option<Box<SackOption>>,
     // --- receiver
     pub rcv_nxt: u64,
     ooo: SegmentSet,
@@ -105,9 +119,12 @@ pub struct Tcp {
 }
 
 impl Tcp {
-    /// A connection at sequence 0; `open` starts it.
+    /// A connection at sequence 0; `open` starts it. With `whole_segments` the
+    /// flow is rounded up to whole segments (ns-2 sends only full packets).
     pub fn new(ep: Endpoints, size: u64, cc: Cc, p: &TcpParams) -> Tcp {
         let mss = p.mss as u64;
+        let size = if p.rules.whole_segments && size != u64::MAX { size.div_ceil(mss) * mss } else { size };
+        let ns2 = p.rules.loss_recovery == LossRecovery::Ns2;
         let syn = if p.syn_segment { mss } else { 0 };
         let size = size.saturating_add(syn);
         Tcp {
@@ -118,9 +135,12 @@ impl Tcp {
             snd_nxt: 0,
             snd_max: 0,
             cc,
-            w: Window { cwnd: p.initial_window as u64 * mss, ssthresh: u64::MAX, mss },
+            w: Window { cwnd: p.initial_window as u64 * mss, ssthresh: p.initial_ssthresh(), mss },
             recovery: Recovery::default(),
-            rtt: RttEstimator::new(p.initial_rto),
+            rtt: match p.rules.rtt_estimator {
+                RttRule::Rfc6298 => RtoEstimator::Rfc6298(Rfc6298::new(p.initial_rto)),
+                RttRule::Ns2 => RtoEstimator::Ns2(Box::new(Ns2Ticks::new(p.rules.clock_tick, SimTime::ZERO, p.initial_rto, p.min_rto, p.max_rto, p.timestamps))),
+            },
             timed_out_since_ack: false,
             ecn_recover: 0,
             cwr_pending: false,
@@ -132,7 +152,10 @@ impl Tcp {
             timeouts: 0,
             established: !p.handshake,
             byte_counting: p.byte_counting,
-            selective: p.sack.then(|| Box::new(Selective::new(mss, size, p.dupack_threshold))),
+            ns2_arithmetic: p.rules.window_arithmetic == WindowArithmetic::Ns2,
+            selective: (p.sack && !ns2).then(|| Box::new(Selective::new(mss, size, p.dupack_threshold))),
+            ns2: ns2.then(|| Box::new(Ns2Sender::new(p.sack))),
+            sack: p.sack.then(|| Box::new(SackOption::default())),
             rcv_nxt: 0,
             ooo: SegmentSet::default(),
             unacked: 0,
@@ -166,7 +189,19 @@ impl Tcp {
 
     /// The sender is in fast recovery.
     pub fn in_recovery(&self) -> bool {
-        self.recovery.active
+        match &self.ns2 {
+            Some(n) => n.in_recovery(),
+            None => self.recovery.active,
+        }
+    }
+
+    /// ns-2's `boot_time_`: where between two ticks of `tcp.clock_tick` this
+    /// sender's clock started (the simulator draws it from the flow's own random
+    /// stream). Only ns-2's RTT estimator reads it.
+    pub fn set_clock_phase(&mut self, phase: SimTime) {
+        if let RtoEstimator::Ns2(e) = &mut self.rtt {
+            e.set_boot(phase);
+        }
     }
 
     /// Current retransmission timeout.
@@ -177,6 +212,11 @@ impl Tcp {
     /// Smoothed RTT (None before the first sample).
     pub fn srtt(&self) -> Option<SimTime> {
         self.rtt.srtt()
+    }
+
+    /// The SACK blocks an arriving ACK carries (read from the log; None without).
+    fn take_sack_record(&mut self, pkt: &Packet) -> Option<sack::SackRecord> {
+        self.sack.as_deref_mut().and_then(|s| s.take(pkt.sack))
     }
 
     /// A header-only packet (SYN, SYN-ACK, ACK) on the data or ACK route.

@@ -2,7 +2,7 @@
 //! public window and sequence numbers, and the SACK blocks of an ACK on its way.
 use super::sack::SackRecord;
 use super::Tcp;
-use crate::transport::rtt::RttEstimator;
+use crate::transport::rtt::RtoEstimator;
 
 /// The sender's recovery state, as a trace records it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,8 +17,12 @@ pub enum RecoveryState {
 
 impl Tcp {
     /// The data in the network the window limits: FlightSize (snd_nxt − snd_una,
-    /// RFC 5681), or with SACK the scoreboard's pipe (RFC 6675).
+    /// RFC 5681), or with SACK the scoreboard's pipe (RFC 6675), or in ns-2
+    /// Sack1's fast recovery its `pipe_` in segments.
     pub fn in_flight(&self) -> u64 {
+        if let Some(pipe) = self.ns2.as_deref().and_then(|n| n.sack1_pipe()) {
+            return pipe * self.w.mss;
+        }
         match self.selective.as_deref() {
             Some(sel) => sel.board.pipe(self.snd_una, self.snd_max),
             None => self.snd_nxt - self.snd_una,
@@ -27,7 +31,7 @@ impl Tcp {
 
     /// The recovery state.
     pub fn recovery_state(&self) -> RecoveryState {
-        if self.recovery.active {
+        if self.in_recovery() {
             RecoveryState::Fast
         } else if self.timed_out_since_ack {
             RecoveryState::Timeout
@@ -36,8 +40,8 @@ impl Tcp {
         }
     }
 
-    /// The RTT estimator (RFC 6298).
-    pub fn rtt_estimator(&self) -> &RttEstimator {
+    /// The RTT estimator (RFC 6298's or ns-2's, `tcp.rtt_estimator`).
+    pub fn rtt_estimator(&self) -> &RtoEstimator {
         &self.rtt
     }
 
@@ -49,6 +53,6 @@ impl Tcp {
     /// The SACK blocks of the ACK that carries record `id` (`Packet::sack`), while
     /// the ACK is on its way to the sender (None: no such record).
     pub fn sack_record(&self, id: u32) -> Option<SackRecord> {
-        self.selective.as_deref().and_then(|sel| sel.log.peek(id).copied())
+        self.sack.as_deref().and_then(|s| s.log.peek(id).copied())
     }
 }

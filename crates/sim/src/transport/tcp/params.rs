@@ -1,5 +1,6 @@
 //! TCP parameters: the scenario's `[tcp]` table, overridden per class by the
 //! class's `tcp = { ... }` table.
+use super::rules::{InitialSsthresh, LossRecovery, Rules, SackAfterTimeout, SackOptionSize, WindowArithmetic};
 use crate::engine::SimTime;
 use crate::settings::{err, Duration, Result, Size, Table};
 use serde::{Deserialize, Serialize};
@@ -50,6 +51,8 @@ pub enum Preset {
     Ns3,
     /// Linux's defaults (kernel 6.x).
     Linux,
+    /// ns-2.35's one-way agents and sinks as ns-default.tcl sets them.
+    Ns2,
 }
 
 /// TCP parameters of one class, in engine units.
@@ -105,6 +108,8 @@ pub struct TcpParams {
     /// them instead of dropping them (the receiver echoes CE and the sender
     /// answers ECN-Echo whatever this says).
     pub ecn: bool,
+    /// Which implementation of each sender rule (the RFCs' or ns-2's) the class follows.
+    pub rules: Rules,
     // --- ns-2.35's Agent/TCP/Linux (docs/protocols.md, TCP-LP's `ns2` variant)
     /// The SYN is segment 0, sent with the data of the initial window: ns-2's
     /// one-way agents with `syn_ true` and `delay_growth_ false` (Agent/TCP/Linux's
@@ -138,6 +143,7 @@ impl Default for TcpParams {
             timestamps: false,
             rescue_retransmission: true,
             ecn: false,
+            rules: Rules::default(),
             syn_segment: false,
             option_sizes: OptionSizes::Rfc7323,
         }
@@ -149,6 +155,7 @@ impl Preset {
         match name {
             "ns3" => Some(Preset::Ns3),
             "linux" => Some(Preset::Linux),
+            "ns2" => Some(Preset::Ns2),
             _ => None,
         }
     }
@@ -184,6 +191,8 @@ impl Preset {
                 timestamps: true,
                 rescue_retransmission: false,
                 ecn: false,
+                // TcpSocketBase::ReTxTimeout: SetSentListLost(resetSack = !m_sackEnabled).
+                rules: Rules { sack_after_timeout: SackAfterTimeout::Keep, ..Rules::default() },
                 syn_segment: false,
                 option_sizes: OptionSizes::Rfc7323,
             },
@@ -216,9 +225,47 @@ impl Preset {
                 timestamps: true,
                 rescue_retransmission: false,
                 ecn: false,
+                // tcp_enter_loss keeps the SACKed marks unless it detected reneging.
+                rules: Rules { sack_after_timeout: SackAfterTimeout::Keep, ..Rules::default() },
                 syn_segment: false,
                 option_sizes: OptionSizes::Rfc7323,
             },
+            Preset::Ns2 => Self::ns2(),
+        }
+    }
+
+    /// ns-2.35 (tcl/lib/ns-default.tcl; docs/protocols.md lists every key with its
+    /// ns-2 variable and source): `packetSize_` 1000 + `tcpip_base_hdr_size_` 40,
+    /// `windowInit_` 2, `window_` 20 packets as the receiver's window and the first
+    /// ssthresh, `minrto_` 0.2 s, `maxrto_` 60 s, `rtxcur_init_` 3 s, TCPSink's ACK
+    /// per packet (TCPSink/DelAck's `interval_` 100 ms), `numdupacks_` 3, `syn_`
+    /// with `delay_growth_`, `singledup_` 1, Newreno's `newreno_changes1_` 1 (the
+    /// timer restarts on the first partial ACK only), no timestamps, no ECN, and
+    /// ns-2's rules for everything else (`Rules::ns2`).
+    fn ns2() -> TcpParams {
+        TcpParams {
+            mss: 1000,
+            header: 40,
+            initial_window: 2,
+            receive_window: Some(20_000),
+            min_rto: SimTime::from_millis(200),
+            max_rto: SimTime::from_secs(60),
+            initial_rto: SimTime::from_secs(3),
+            delayed_ack: false,
+            delayed_ack_timeout: SimTime::from_millis(100),
+            dupack_threshold: 3,
+            handshake: true,
+            limited_transmit: true,
+            partial_ack_timer: PartialAckTimer::Impatient,
+            sack: false,
+            recovery: Recovery::Halve,
+            byte_counting: 0,
+            timestamps: false,
+            rescue_retransmission: false,
+            ecn: false,
+            rules: Rules::ns2(),
+            syn_segment: false,
+            option_sizes: OptionSizes::Rfc7323,
         }
     }
 }
@@ -259,10 +306,28 @@ impl TcpParams {
     /// SACK blocks an ACK can carry: the TCP option space is 40 bytes, a SACK
     /// option 2 + 8 per block (RFC 2018 §3): 4 blocks, or 3 beside timestamps.
     pub fn max_sack_blocks(&self) -> usize {
-        if self.timestamps {
-            3
-        } else {
-            4
+        let fit = if self.timestamps { 3 } else { 4 };
+        self.rules.sack_blocks.map_or(fit, |n| (n as usize).min(fit))
+    }
+
+    /// The RTO's bounds, (min_rto, max_rto).
+    #[inline]
+    pub fn rto_bounds(&self) -> (SimTime, SimTime) {
+        (self.min_rto, self.max_rto)
+    }
+
+    /// How many blocks the receiver remembers to report again: all of them
+    /// (RFC 2018 §4), or as many as an ACK carries (ns-2's `Sacker`).
+    pub fn sack_memory(&self) -> Option<usize> {
+        (self.rules.sack_option == SackOptionSize::Ns2).then(|| self.max_sack_blocks())
+    }
+
+    /// The slow-start threshold a connection starts with (u64::MAX: none).
+    pub fn initial_ssthresh(&self) -> u64 {
+        match self.rules.initial_ssthresh {
+            InitialSsthresh::None => u64::MAX,
+            InitialSsthresh::Bytes(b) => b,
+            InitialSsthresh::ReceiveWindow => self.rwnd(),
         }
     }
 
@@ -310,6 +375,22 @@ impl TcpParams {
         if self.syn_segment && self.handshake {
             return fail("syn_segment", "is a SYN sent with the data; it cannot be combined with handshake = true".into());
         }
+        self.validate_rules()
+    }
+
+    /// Combinations of the rule keys that have no meaning.
+    fn validate_rules(&self) -> std::result::Result<(), (&'static str, String)> {
+        let r = &self.rules;
+        let ns2 = r.loss_recovery == LossRecovery::Ns2;
+        if ns2 && self.recovery == Recovery::Prr {
+            return Err(("recovery", "\"prr\" has no meaning with loss_recovery = \"ns2\" (Sack1 keeps its own pipe)".into()));
+        }
+        if ns2 && self.ecn {
+            return Err(("ecn", "ns-2's ECN response is not modelled: use loss_recovery = \"rfc\" with ecn = true".into()));
+        }
+        if r.window_arithmetic == WindowArithmetic::Ns2 && self.byte_counting != 0 {
+            return Err(("byte_counting", "byte counting needs window_arithmetic = \"bytes\" (ns-2 grows by ACKs)".into()));
+        }
         Ok(())
     }
 
@@ -318,7 +399,7 @@ impl TcpParams {
         let mut p = match t.get::<String>("preset")? {
             Some(name) => match Preset::parse(&name) {
                 Some(preset) => preset.params(),
-                None => return err(t.key_path("preset"), format!("unknown preset {name:?}; expected \"ns3\" or \"linux\"")),
+                None => return err(t.key_path("preset"), format!("unknown preset {name:?}; expected \"ns3\", \"linux\" or \"ns2\"")),
             },
             None => base.clone(),
         };
@@ -353,6 +434,7 @@ impl TcpParams {
         p.timestamps = t.or("timestamps", p.timestamps)?;
         p.rescue_retransmission = t.or("rescue_retransmission", p.rescue_retransmission)?;
         p.ecn = t.or("ecn", p.ecn)?;
+        p.rules.read(&mut t)?;
         p.syn_segment = t.or("syn_segment", p.syn_segment)?;
         if let Some(v) = t.get::<String>("option_sizes")? {
             p.option_sizes = match v.as_str() {

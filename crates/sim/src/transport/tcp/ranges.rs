@@ -82,6 +82,18 @@ impl SegmentSet {
         }
     }
 
+    /// The first byte at or after `x` that is not in the set and lies below one
+    /// of its ranges (ns-2's `ReassemblyQueue::nexthole` with blocks above it), or None.
+    pub fn hole_below_a_range(&self, x: u64) -> Option<u64> {
+        let mut ranges = self.ranges.iter().skip_while(|r| r.1 < x);
+        let &(s, e) = ranges.next()?;
+        if s > x {
+            return Some(x);
+        }
+        // x lies in [s, e]: the hole is at e, if a range lies above it.
+        ranges.next().map(|_| e)
+    }
+
     /// The end of the highest range (None: empty).
     pub fn max_end(&self) -> Option<u64> {
         self.ranges.back().map(|r| r.1)
@@ -148,5 +160,12 @@ mod tests {
         s.discard_below(65);
         assert_eq!(s.ranges(), vec![(65, 70)]);
         assert_eq!(s.max_end(), Some(70));
+        // Holes below a range: 50..60 and 70.. have no range above; 40 and 60 are
+        // the ends of ranges with one above.
+        let mut h = SegmentSet::default();
+        h.insert(10, 20);
+        h.insert(40, 50);
+        assert_eq!((h.hole_below_a_range(0), h.hole_below_a_range(15), h.hole_below_a_range(20)), (Some(0), Some(20), Some(20)));
+        assert_eq!((h.hole_below_a_range(25), h.hole_below_a_range(40), h.hole_below_a_range(50)), (Some(25), None, None));
     }
 }

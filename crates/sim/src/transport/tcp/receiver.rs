@@ -15,9 +15,9 @@ impl Tcp {
         let mut ack = self.control(self.ep.ack_route, self.rcv_nxt, self.echo_ts, flags, p);
         ack.owd = self.last_owd.0.min(u32::MAX as u64) as u32;
         ack.ce = self.ce_count;
-        if let Some(sel) = self.selective.as_deref_mut() {
+        if let Some(sack) = self.sack.as_deref_mut() {
             // RFC 2018 §4: as many blocks as the option space holds, the latest first.
-            if let Some((id, bytes)) = sel.record_blocks(p.max_sack_blocks()) {
+            if let Some((id, bytes)) = sack.record(p.max_sack_blocks(), p.rules.sack_option) {
                 ack.sack = id;
                 ack.size += bytes;
             }
@@ -64,16 +64,16 @@ impl Tcp {
             if !self.ooo.is_empty() {
                 immediate = true; // fills (part of) a hole
                 self.rcv_nxt = self.ooo.advance(self.rcv_nxt);
-                if let Some(sel) = self.selective.as_deref_mut() {
-                    sel.blocks.discard_below(self.rcv_nxt);
+                if let Some(sack) = self.sack.as_deref_mut() {
+                    sack.blocks.discard_below(self.rcv_nxt);
                 }
             }
             self.unacked += 1;
         } else {
             immediate = true; // out of order: duplicate ACK at once
             let range = self.ooo.insert(s, e);
-            if let Some(sel) = self.selective.as_deref_mut() {
-                sel.blocks.touch(range);
+            if let Some(sack) = self.sack.as_deref_mut() {
+                sack.touch(range, p.sack_memory());
             }
         }
         if immediate || self.unacked >= 2 || self.receiver_done() {

@@ -191,7 +191,7 @@ fn sack_blocks_fill_the_option_space_latest_first() {
             t.on_data(&seg, RTT, &p, &mut acks);
         }
         let last = acks.last().unwrap();
-        let record = t.selective.as_deref_mut().unwrap().log.take(last.sack).unwrap();
+        let record = t.sack.as_deref_mut().unwrap().take(last.sack).unwrap();
         let want: Vec<(u64, u64)> = if timestamps {
             vec![(9000, 10_000), (7000, 8000), (5000, 6000)]
         } else {

@@ -4,6 +4,7 @@
 //! carries only the number of its record in the log (`transport::records`); the
 //! sender reads the record when the ACK arrives (ACKs of a connection arrive in
 //! order, and a record whose ACK was lost is dropped when a later one is read).
+use super::rules::SackOptionSize;
 use crate::transport::records::RecordLog;
 
 /// The most blocks an ACK carries (40 bytes of TCP options).
@@ -22,12 +23,12 @@ impl SackRecord {
     }
 
     /// Bytes of the SACK option on the wire: kind, length and 8 per block, padded to
-    /// a multiple of 4 (RFC 2018 §3).
-    pub fn option_bytes(&self) -> u32 {
-        if self.len == 0 {
-            0
-        } else {
-            (2 + 8 * self.len as u32).div_ceil(4) * 4
+    /// a multiple of 4 (RFC 2018 §3); as ns-2 counts them, 8 per block.
+    pub fn option_bytes(&self, size: SackOptionSize) -> u32 {
+        match size {
+            _ if self.len == 0 => 0,
+            SackOptionSize::Rfc2018 => (2 + 8 * self.len as u32).div_ceil(4) * 4,
+            SackOptionSize::Ns2 => 8 * self.len as u32,
         }
     }
 }
@@ -46,6 +47,12 @@ impl SackBlocks {
     pub fn touch(&mut self, range: (u64, u64)) {
         self.recent.retain(|&(s, e)| e < range.0 || s > range.1);
         self.recent.insert(0, range);
+    }
+
+    /// Forget all but the `n` most recent blocks (ns-2's `SackStack` holds
+    /// `maxSackBlocks_` of them, tcp-sink.cc:483-520, 605-758).
+    pub fn keep(&mut self, n: usize) {
+        self.recent.truncate(n);
     }
 
     /// The cumulative ACK point moved to `rcv_nxt`: blocks below it are gone.
@@ -71,6 +78,46 @@ impl SackBlocks {
 /// The records of ACKs sent and not yet read by the sender.
 pub type SackLog = RecordLog<SackRecord>;
 
+/// The SACK option of one connection: the receiver's blocks and the log that
+/// carries each ACK's blocks to the sender (whichever recovery reads them).
+#[derive(Clone, Debug, Default)]
+pub struct SackOption {
+    /// Receiver: the out-of-order ranges in reporting order.
+    pub blocks: SackBlocks,
+    /// The blocks of ACKs in transit.
+    pub log: SackLog,
+}
+
+impl SackOption {
+    /// The receiver sends an ACK: log its blocks (at most `max`). Returns the
+    /// record's number and the option's bytes, or None without blocks.
+    pub fn record(&mut self, max: usize, size: SackOptionSize) -> Option<(u32, u32)> {
+        if self.blocks.is_empty() {
+            return None;
+        }
+        let r = self.blocks.record(max);
+        Some((self.log.push(r), r.option_bytes(size)))
+    }
+
+    /// An arrival changed the out-of-order range to `range` (`SackBlocks::touch`);
+    /// as ns-2's `Sacker` does, remember at most `memory` blocks.
+    pub fn touch(&mut self, range: (u64, u64), memory: Option<usize>) {
+        self.blocks.touch(range);
+        if let Some(n) = memory {
+            self.blocks.keep(n);
+        }
+    }
+
+    /// The blocks of the ACK that carries record `id` (0: none).
+    pub fn take(&mut self, id: u32) -> Option<SackRecord> {
+        if id == 0 {
+            None
+        } else {
+            self.log.take(id)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,11 +139,14 @@ mod tests {
         assert_eq!(b.record(1).blocks(), &[(10, 40)]);
         b.discard_below(45);
         assert_eq!(b.record(4).blocks(), &[(50, 60)]);
-        assert_eq!((b.record(4).option_bytes(), SackRecord::default().option_bytes()), (12, 0));
+        let rfc = SackOptionSize::Rfc2018;
+        assert_eq!((b.record(4).option_bytes(rfc), SackRecord::default().option_bytes(rfc)), (12, 0));
+        assert_eq!(b.record(4).option_bytes(SackOptionSize::Ns2), 8);
         b.touch((70, 80));
         b.touch((90, 95));
         b.touch((100, 110));
-        assert_eq!(b.record(4).option_bytes(), 36);
+        assert_eq!(b.record(4).option_bytes(rfc), 36);
+        assert_eq!(b.record(3).option_bytes(SackOptionSize::Ns2), 24);
     }
 
     #[test]

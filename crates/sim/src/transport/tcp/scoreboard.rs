@@ -223,12 +223,19 @@ impl Scoreboard {
     }
 
     /// A retransmission timeout: every segment not SACKed is deemed lost and none
-    /// counts as retransmitted (RFC 6675 §5.1, keeping the SACK information as
-    /// ns-3 and Linux do).
-    pub fn on_timeout(&mut self) {
+    /// counts as retransmitted (RFC 6675 §5.1). With `clear`, the SACKed bits are
+    /// turned off first (RFC 2018 §8: the receiver may have reneged), so every
+    /// segment is deemed lost; otherwise the SACK information is kept (as ns-3
+    /// and Linux do).
+    pub fn on_timeout(&mut self, clear: bool) {
+        if clear {
+            self.sacked_ranges = SegmentSet::default();
+            self.top.clear();
+            self.sacked = 0;
+        }
         for k in self.first..self.end() {
             let len = self.seg_len(k);
-            let was = self.flag(k);
+            let was = if clear { self.flag(k) & !SACKED } else { self.flag(k) };
             let mut now = was & !RETRANS;
             if was & RETRANS != 0 {
                 self.retrans -= len;
@@ -353,21 +360,40 @@ mod tests {
         assert_eq!(sb.rescue(7 * MSS, 9 * MSS), Some(5 * MSS));
     }
 
+    /// Resend every segment NextSeg rule 1 offers; their indices in order.
+    fn resend_lost(sb: &mut Scoreboard) -> Vec<u64> {
+        std::iter::from_fn(|| {
+            let s = sb.next_retransmission(false)?;
+            sb.on_sent(s, true);
+            Some(s / MSS)
+        })
+        .collect()
+    }
+
     #[test]
     fn a_timeout_deems_every_unsacked_segment_lost() {
         let mut sb = sent(5);
         sb.on_sack(&[(3 * MSS, 4 * MSS)]);
         sb.on_sent(0, true);
-        sb.on_timeout();
+        sb.on_timeout(false);
         assert_eq!(sb.pipe(0, 5 * MSS), 0);
-        let order: Vec<u64> = std::iter::from_fn(|| {
-            let s = sb.next_retransmission(false)?;
-            sb.on_sent(s, true);
-            Some(s / MSS)
-        })
-        .collect();
+        let order = resend_lost(&mut sb);
         assert_eq!(order, vec![0, 1, 2, 4]); // segment 3 is SACKed
         assert_eq!(sb.pipe(0, 5 * MSS), 4 * MSS);
+    }
+
+    #[test]
+    fn a_timeout_with_clear_forgets_the_sacked_segments() {
+        // RFC 2018 §8: segment 3 was SACKed; after the timeout it is resent like the others.
+        let mut sb = sent(5);
+        sb.on_sack(&[(3 * MSS, 4 * MSS)]);
+        sb.on_sent(0, true);
+        sb.on_timeout(true);
+        assert_eq!((sb.pipe(0, 5 * MSS), sb.sacked_bytes(), sb.highest_sacked()), (0, 0, None));
+        let order = resend_lost(&mut sb);
+        assert_eq!(order, vec![0, 1, 2, 3, 4]);
+        // A later SACK of segment 3 counts it again (it is newly SACKed).
+        assert_eq!(sb.on_sack(&[(3 * MSS, 4 * MSS)]), MSS);
     }
 
     #[test]

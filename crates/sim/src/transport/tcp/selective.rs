@@ -11,39 +11,24 @@
 //! recovery this is limited transmit's effect (RFC 3042): each SACKed segment
 //! makes room for a new one.
 use super::prr::Prr;
-use super::sack::{SackBlocks, SackLog};
 use super::scoreboard::Scoreboard;
 use super::{Output, RecoveryRule, Tcp, TcpParams};
 use crate::engine::SimTime;
 use crate::net::Packet;
 use crate::transport::cc::{Congestion, CongestionControl};
 
-/// Both endpoints' SACK state.
+/// The RFC 6675 sender's state (the receiver's SACK blocks are in `SackOption`).
 #[derive(Clone, Debug)]
 pub struct Selective {
-    /// Sender: what the receiver holds, what is lost, what was resent.
+    /// What the receiver holds, what is lost, what was resent.
     pub board: Scoreboard,
-    /// Sender: PRR's state during a recovery with `recovery = "prr"`.
+    /// PRR's state during a recovery with `recovery = "prr"`.
     pub prr: Option<Prr>,
-    /// Receiver: the out-of-order ranges in reporting order.
-    pub blocks: SackBlocks,
-    /// The blocks of ACKs in transit.
-    pub log: SackLog,
 }
 
 impl Selective {
     pub fn new(mss: u64, size: u64, dupthresh: u32) -> Self {
-        Selective { board: Scoreboard::new(mss, size, dupthresh), prr: None, blocks: SackBlocks::default(), log: SackLog::default() }
-    }
-
-    /// The receiver sends an ACK: log its blocks (at most `max`). Returns the
-    /// record's number and the option's bytes, or None without blocks.
-    pub fn record_blocks(&mut self, max: usize) -> Option<(u32, u32)> {
-        if self.blocks.is_empty() {
-            return None;
-        }
-        let r = self.blocks.record(max);
-        Some((self.log.push(r), r.option_bytes()))
+        Selective { board: Scoreboard::new(mss, size, dupthresh), prr: None }
     }
 }
 
@@ -103,10 +88,10 @@ impl Tcp {
             self.timed_out_since_ack = false;
         }
         // Update() (RFC 6675 §4): the cumulative ACK, then the SACK blocks.
+        let record = self.take_sack_record(pkt);
         let sel = self.sel();
         let (sacked_before, losses_before) = (sel.board.sacked_bytes(), sel.board.losses());
         sel.board.on_cumulative_ack(ack);
-        let record = if pkt.sack != 0 { sel.log.take(pkt.sack) } else { None };
         let newly_sacked = record.map_or(0, |r| sel.board.on_sack(r.blocks()));
         // RFC 9937's DeliveredData: the change in snd_una plus the change in SACKed bytes.
         let delivered = acked + sel.board.sacked_bytes() - sacked_before;
@@ -191,11 +176,14 @@ impl Tcp {
         self.send_segment(una, now, p, out);
     }
 
-    /// A retransmission timeout with SACK (RFC 6675 §5.1): every segment not SACKed
-    /// is deemed lost and none counts as resent; recovery ends.
-    pub(super) fn on_rto_selective(&mut self) {
+    /// A retransmission timeout with SACK (RFC 6675 §5.1): the SACKed bits are
+    /// turned off (RFC 2018 §8; `sack_after_timeout = "keep"` keeps them, as ns-3
+    /// and Linux do), every segment not SACKed is deemed lost and none counts as
+    /// resent; recovery ends.
+    pub(super) fn on_rto_selective(&mut self, p: &TcpParams) {
+        let clear = p.rules.sack_after_timeout == super::rules::SackAfterTimeout::Clear;
         let sel = self.sel();
-        sel.board.on_timeout();
+        sel.board.on_timeout(clear);
         sel.prr = None;
         self.snd_nxt = self.snd_max;
     }

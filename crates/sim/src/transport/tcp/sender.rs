@@ -1,6 +1,6 @@
 //! The sending side of a connection: segments, the window, loss recovery and the
 //! retransmission timer.
-use super::{Output, TcpParams, Tcp};
+use super::{Output, SynTimeout, TcpParams, Tcp, TimeoutSsthresh};
 use crate::engine::SimTime;
 use crate::net::packet::{CWR, ECE, ECT, RETX, SYN};
 use crate::net::Packet;
@@ -32,6 +32,7 @@ impl Tcp {
             }
         }
         self.cc.on_sent(now, len, retx);
+        self.rtt.on_send(seq + len, !retx, now);
         if let Some(sel) = self.selective.as_deref_mut() {
             sel.board.on_sent(seq, retx);
             if let Some(prr) = sel.prr.as_mut() {
@@ -77,6 +78,7 @@ impl Tcp {
         if retx {
             self.retransmits += 1;
         }
+        self.rtt.on_send(0, !retx, now);
         out.push(self.control(self.ep.data_route, 0, now, SYN | if retx { RETX } else { 0 }, p));
         self.rto_timer.set(now + self.rtt.rto());
     }
@@ -92,14 +94,15 @@ impl Tcp {
         }
         self.established = true;
         self.rto_timer.stop(); // the SYN is acknowledged (rule 5.2)
-        if pkt.flags & RETX == 0 {
-            self.rtt.sample(now - pkt.ts, p.min_rto, p.max_rto);
-        }
+        self.rtt.on_ack(0, (pkt.flags & RETX == 0).then(|| now - pkt.ts), now, p.rto_bounds());
         self.try_send(now, p, out);
     }
 
     /// Send new (or, after a timeout, resent) segments while the window allows.
     pub fn try_send(&mut self, now: SimTime, p: &TcpParams, out: &mut Output) {
+        if self.ns2.is_some() {
+            return self.ns2_send(now, p, out);
+        }
         if self.selective.is_some() {
             return self.try_send_selective(now, p, out);
         }
@@ -161,19 +164,23 @@ impl Tcp {
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
             byte_counting: self.byte_counting,
+            ns2_arithmetic: self.ns2_arithmetic,
         }
     }
 
-    /// The RTT sample of an ACK of new data: always with timestamps (the echo dates
+    /// The RTT sample an ACK's echo gives: always with timestamps (the echo dates
     /// the segment that triggered the ACK, RFC 7323 §4), otherwise not from an ACK
     /// of a retransmitted segment (Karn's rule, RFC 6298 §3).
+    #[inline]
+    pub(super) fn echo_sample(pkt: &Packet, now: SimTime, p: &TcpParams) -> Option<SimTime> {
+        (p.timestamps || pkt.flags & RETX == 0).then(|| now - pkt.ts)
+    }
+
+    /// An ACK of new data: its RTT sample, which the estimator takes too.
     pub(super) fn rtt_sample(&mut self, pkt: &Packet, now: SimTime, p: &TcpParams) -> Option<SimTime> {
-        if !p.timestamps && pkt.flags & RETX != 0 {
-            return None;
-        }
-        let r = now - pkt.ts;
-        self.rtt.sample(r, p.min_rto, p.max_rto);
-        Some(r)
+        let r = Self::echo_sample(pkt, now, p);
+        self.rtt.on_ack(pkt.seq.min(self.snd_max), r, now, p.rto_bounds());
+        r
     }
 
     /// Whether a partial ACK of this recovery restarts the retransmission timer
@@ -201,6 +208,9 @@ impl Tcp {
 
     /// An ACK reaches the sender.
     pub fn on_ack(&mut self, pkt: &Packet, now: SimTime, p: &TcpParams, out: &mut Output) {
+        if self.ns2.is_some() {
+            return self.on_ack_ns2(pkt, now, p, out);
+        }
         if self.selective.is_some() {
             return self.on_ack_selective(pkt, now, p, out);
         }
@@ -247,37 +257,45 @@ impl Tcp {
             // `impatient` (ns-3's choice) holds it after the first partial ACK.
             self.finish_ack(&mut sample, Some(restart_timer), now);
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
-            self.recovery.dupacks += 1;
-            let dupacks = self.recovery.dupacks;
-            if self.recovery.active {
-                // Each further duplicate ACK: a segment has left the network (RFC 6582 step 3 / RFC 5681).
-                self.w.cwnd += mss;
-            } else if dupacks == p.dupack_threshold && self.recovery.recover.is_none_or(|r| ack > r) {
-                // Fast retransmit (RFC 5681 §3.2 steps 2-4; RFC 6582 step 2).
-                let flight = self.flight_for_ssthresh();
-                self.w.ssthresh = self.cc.on_congestion(&self.w, Congestion::Loss, flight);
-                self.recovery = super::Recovery { dupacks, active: true, recover: Some(self.snd_max), partial_ack_seen: false };
-                self.send_segment(self.snd_una, now, p, out);
-                self.w.cwnd = self.w.ssthresh + p.dupack_threshold as u64 * mss;
-            } else if p.limited_transmit && dupacks < p.dupack_threshold && self.snd_nxt == self.snd_max {
-                // Limited transmit (RFC 3042 §2): one previously unsent segment per
-                // duplicate ACK, while FlightSize stays within cwnd + dupacks*SMSS (at
-                // most cwnd + 2*SMSS) and the receiver's window allows; cwnd is unchanged.
-                let seq = self.snd_nxt;
-                if seq < self.size {
-                    let len = self.seg_len(seq, p);
-                    let end = seq + len - self.snd_una;
-                    if end <= self.w.cwnd + dupacks as u64 * mss && end <= p.rwnd() {
-                        self.send_segment(seq, now, p, out);
-                        self.snd_nxt += len;
-                    }
-                }
-            }
-            sample.in_recovery = self.recovery.active;
-            self.finish_ack(&mut sample, None, now);
+            self.on_duplicate_ack(ack, &mut sample, now, p, out);
         }
         self.try_send(now, p, out);
         self.sync_cc_timer();
+    }
+
+    /// A duplicate ACK (RFC 5681 §2): counted; in recovery it inflates the window, at
+    /// the threshold it starts fast retransmit, below it limited transmit may send.
+    #[inline]
+    fn on_duplicate_ack(&mut self, ack: u64, sample: &mut Ack, now: SimTime, p: &TcpParams, out: &mut Output) {
+        let mss = self.w.mss;
+        self.recovery.dupacks += 1;
+        let dupacks = self.recovery.dupacks;
+        if self.recovery.active {
+            // Each further duplicate ACK: a segment has left the network (RFC 6582 step 3 / RFC 5681).
+            self.w.cwnd += mss;
+        } else if dupacks == p.dupack_threshold && self.recovery.recover.is_none_or(|r| ack > r) {
+            // Fast retransmit (RFC 5681 §3.2 steps 2-4; RFC 6582 step 2).
+            let flight = self.flight_for_ssthresh();
+            self.w.ssthresh = self.cc.on_congestion(&self.w, Congestion::Loss, flight);
+            self.recovery = super::Recovery { dupacks, active: true, recover: Some(self.snd_max), partial_ack_seen: false };
+            self.send_segment(self.snd_una, now, p, out);
+            self.w.cwnd = self.w.ssthresh + p.dupack_threshold as u64 * mss;
+        } else if p.limited_transmit && dupacks < p.dupack_threshold && self.snd_nxt == self.snd_max {
+            // Limited transmit (RFC 3042 §2): one previously unsent segment per
+            // duplicate ACK, while FlightSize stays within cwnd + dupacks*SMSS (at
+            // most cwnd + 2*SMSS) and the receiver's window allows; cwnd is unchanged.
+            let seq = self.snd_nxt;
+            if seq < self.size {
+                let len = self.seg_len(seq, p);
+                let end = seq + len - self.snd_una;
+                if end <= self.w.cwnd + dupacks as u64 * mss && end <= p.rwnd() {
+                    self.send_segment(seq, now, p, out);
+                    self.snd_nxt += len;
+                }
+            }
+        }
+        sample.in_recovery = self.recovery.active;
+        self.finish_ack(sample, None, now);
     }
 
     /// ECN-Echo (RFC 3168 §6.1.2): reduce the window at most once per window of data
@@ -302,8 +320,12 @@ impl Tcp {
         self.rto_timer.stop();
         if !self.established {
             // The SYN or its SYN-ACK was lost: back off (rule 5.5) and resend the
-            // SYN, flagged for Karn's rule. No window to reduce: no data is out.
+            // SYN, flagged for Karn's rule. No window to reduce: no data is out
+            // (unless ns-2's rule, which treats the SYN as a segment, says otherwise).
             self.timeouts += 1;
+            if p.rules.syn_timeout == SynTimeout::Ns2 {
+                self.ns2_syn_timeout();
+            }
             self.rtt.back_off(p.max_rto);
             self.send_syn(now, true, p, out);
             return;
@@ -312,6 +334,9 @@ impl Tcp {
             return;
         }
         self.timeouts += 1;
+        if self.ns2.is_some() {
+            return self.on_rto_ns2(now, p, out);
+        }
         // ssthresh is reduced once per window of data: not again on a repeated
         // timeout (RFC 5681 §3.1), nor on a timeout during fast recovery, whose
         // entry already halved it. There cwnd is inflated by the duplicate ACKs
@@ -319,13 +344,13 @@ impl Tcp {
         // or not; halving either would set ssthresh above anything the path
         // carried (Linux's tcp_enter_loss keeps it likewise).
         let flight = self.flight_for_ssthresh();
-        let repeated = self.timed_out_since_ack || self.recovery.active;
+        let repeated = p.rules.timeout_ssthresh == TimeoutSsthresh::Hold && (self.timed_out_since_ack || self.recovery.active);
         self.w.ssthresh = self.cc.on_congestion(&self.w, Congestion::Timeout { repeated }, flight);
         self.timed_out_since_ack = true;
         self.w.cwnd = self.w.mss; // loss window
         self.recovery = super::Recovery { dupacks: 0, active: false, recover: Some(self.snd_max), partial_ack_seen: false };
         if self.selective.is_some() {
-            self.on_rto_selective();
+            self.on_rto_selective(p);
         } else {
             self.snd_nxt = self.snd_una; // go back N
         }

@@ -1,6 +1,7 @@
 //! The retransmission timeout estimator of RFC 6298 §2: SRTT and RTTVAR with
 //! gains 1/8 and 1/4, RTO = SRTT + max(G, 4 RTTVAR) within [min_rto, max_rto],
-//! doubled on each expiry (rule 5.5).
+//! doubled on each expiry (rule 5.5). Every RTT sample the machinery takes is
+//! used (one per ACK of new data, Karn's rule applied by the caller).
 use crate::engine::SimTime;
 
 /// Clock granularity G of RFC 6298 (rule 2.3): 1 ms, in nanoseconds.
@@ -8,7 +9,7 @@ const CLOCK_G: f64 = 1e6;
 
 /// Smoothed RTT, its variation and the current RTO.
 #[derive(Clone, Copy, Debug)]
-pub struct RttEstimator {
+pub struct Rfc6298 {
     srtt: f64,
     rttvar: f64,
     has_sample: bool,
@@ -18,13 +19,13 @@ pub struct RttEstimator {
     samples: u32,
 }
 
-impl RttEstimator {
+impl Rfc6298 {
     /// Before any sample, the RTO is `initial` (rule 2.1).
     pub fn new(initial: SimTime) -> Self {
-        RttEstimator { srtt: 0.0, rttvar: 0.0, has_sample: false, rto: initial, last: SimTime::ZERO, samples: 0 }
+        Rfc6298 { srtt: 0.0, rttvar: 0.0, has_sample: false, rto: initial, last: SimTime::ZERO, samples: 0 }
     }
 
-    /// A round-trip sample R (rules 2.2 and 2.3).
+    /// A round-trip sample R (rules 2.2 and 2.3); the RTO lies in [min_rto, max_rto].
     pub fn sample(&mut self, r: SimTime, min_rto: SimTime, max_rto: SimTime) {
         self.last = r;
         self.samples = self.samples.wrapping_add(1);
@@ -80,7 +81,7 @@ mod tests {
 
     #[test]
     fn rfc6298_arithmetic() {
-        let mut e = RttEstimator::new(ms(1000));
+        let mut e = Rfc6298::new(ms(1000));
         assert_eq!((e.rto(), e.srtt()), (ms(1000), None));
         // First sample R = 100 ms: SRTT = R, RTTVAR = R/2, RTO = R + 4 R/2 = 300 ms.
         e.sample(ms(100), ms(200), ms(60_000));
