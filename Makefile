@@ -7,11 +7,14 @@ SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pypr
 
 .PHONY: install demo test test-rust test-python fuzz bench bench-sweeps crash-test validate validate-ns2 validate-smooth testbed settling clean
 
+# The stamp takes the time the build started (a file saved during the build is newer
+# than it, so the next `make install` builds again).
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	touch $@.started
 	$(PY) -m pip install --quiet --upgrade pip "maturin>=1.7,<2"
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --extras test
-	touch $@
+	mv $@.started $@
 
 install: $(STAMP)
 

@@ -230,8 +230,35 @@ def _scenario_options(p: argparse.ArgumentParser) -> None:
                         "limits.wall_time=2h (value read as TOML, else as a string; repeatable)")
 
 
-def _reproduce_parser(sub) -> None:
-    """`cclab reproduce`'s options."""
+def _add_run(sub) -> None:
+    """`cclab run`: a scenario file in the packet-level simulator."""
+    r = sub.add_parser("run", help="run a scenario file in the packet-level simulator",
+                       description="Run a scenario file in the packet-level simulator and print its summary.",
+                       epilog=EPILOG)
+    _scenario_options(r)
+    r.add_argument("--out", default=None, metavar="DIR",
+                   help="write the run into folder DIR (checked and locked before simulating, replaced whole): "
+                        "flows/links/series Parquet, summary, scenario, config and run JSON, plot")
+    r.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(func=_cmd_run)
+
+
+def _add_validate(sub) -> None:
+    """`cclab validate`: a scenario checked, not run."""
+    v = sub.add_parser("validate", help="check a scenario without running it: topology, routes, load, estimate",
+                       description="Check a scenario without running it; print the resolved topology, the "
+                                   "routes, each link's offered load and what the run would need (events, "
+                                   "memory, wall time). Exit status 0 if valid, 2 if not.", epilog=EPILOG)
+    _scenario_options(v)
+    v.add_argument("--json", action="store_true",
+                   help="print cclab.validate()'s result (canonical config, estimate, warnings) and the "
+                        "offered load as JSON")
+    v.set_defaults(func=_cmd_validate)
+
+
+def _add_reproduce(sub) -> None:
+    """`cclab reproduce`: a figure of one of the papers."""
     q = sub.add_parser("reproduce", help="reproduce a figure of one of the papers",
                        description="Reproduce a figure of one of the papers: CSV, PNG and a Markdown verdict. "
                                    "Exit status 1 if a reproduction disagrees with its paper or fails.",
@@ -250,43 +277,17 @@ def _reproduce_parser(sub) -> None:
     q.set_defaults(func=_cmd_reproduce)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the `cclab` command."""
-    from . import __version__
-
-    p = argparse.ArgumentParser(prog="cclab", description=DESCRIPTION, epilog=EPILOG)
-    p.add_argument("--version", action="version", version=f"cclab {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
-
-    r = sub.add_parser("run", help="run a scenario file in the packet-level simulator",
-                       description="Run a scenario file in the packet-level simulator and print its summary.",
-                       epilog=EPILOG)
-    _scenario_options(r)
-    r.add_argument("--out", default=None, metavar="DIR",
-                   help="write the run into folder DIR (checked and locked before simulating, replaced whole): "
-                        "flows/links/series Parquet, summary, scenario, config and run JSON, plot")
-    r.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
-    r.add_argument("--quiet", action="store_true", help="no progress bar")
-    r.set_defaults(func=_cmd_run)
-
-    v = sub.add_parser("validate", help="check a scenario without running it: topology, routes, load, estimate",
-                       description="Check a scenario without running it; print the resolved topology, the "
-                                   "routes, each link's offered load and what the run would need (events, "
-                                   "memory, wall time). Exit status 0 if valid, 2 if not.", epilog=EPILOG)
-    _scenario_options(v)
-    v.add_argument("--json", action="store_true",
-                   help="print cclab.validate()'s result (canonical config, estimate, warnings) and the "
-                        "offered load as JSON")
-    v.set_defaults(func=_cmd_validate)
-
-    _reproduce_parser(sub)
-
+def _add_report(sub) -> None:
+    """`cclab report`: the HTML page of every reproduction."""
     h = sub.add_parser("report", help="write the HTML page of every reproduction (plot, verdict, paper values, runtime)")
     h.add_argument("dir", nargs="?", default="results/reproduce",
                    help="folder of `cclab reproduce` outputs (default: results/reproduce)")
     h.add_argument("--out", default=None, help="the HTML file (default: DIR/index.html)")
     h.set_defaults(func=_cmd_report)
 
+
+def _add_sweep(sub) -> None:
+    """`cclab sweep`: a sweep file through the result store."""
     w = sub.add_parser("sweep", help="run a sweep file: a scenario over a grid of overrides and seeds, "
                                      "cached in the result store")
     w.add_argument("file", help="sweep file (TOML; see docs/sweeps.md)")
@@ -303,6 +304,9 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--quiet", action="store_true", help="no progress bar")
     w.set_defaults(func=_cmd_sweep)
 
+
+def _add_store(sub) -> None:
+    """`cclab store`: ls, show, gc and verify the result store."""
     s = sub.add_parser("store", help="inspect and prune the result store: ls, show, gc, verify")
     ssub = s.add_subparsers(dest="store_command", metavar="ACTION", required=True)
     s_ls = ssub.add_parser("ls", help="list recorded sweeps (with --runs: the newest runs)")
@@ -325,6 +329,17 @@ def build_parser() -> argparse.ArgumentParser:
     for sp in (s_ls, s_show, s_gc) + tuple(ssub.choices[c] for c in ("verify",)):
         sp.add_argument("--store", default=None, help="the result store (default: $CCLAB_STORE or results/store)")
     s.set_defaults(func=_cmd_store)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the `cclab` command."""
+    from . import __version__
+
+    p = argparse.ArgumentParser(prog="cclab", description=DESCRIPTION, epilog=EPILOG)
+    p.add_argument("--version", action="version", version=f"cclab {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for add in (_add_run, _add_validate, _add_reproduce, _add_report, _add_sweep, _add_store):
+        add(sub)
 
     from .bgtransfer.cli import register as register_bg
     from .inspect import register as register_inspect  # show, plot, compare, scenarios

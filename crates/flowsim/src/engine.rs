@@ -181,183 +181,200 @@ impl ClassState {
     }
 }
 
-/// Run replication `rep` of a validated scenario.
-pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
-    let nl = sc.capacities.len();
-    let mut cs: Vec<ClassState> = sc
-        .classes
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let (role, policy, rate, size, long_count) = match c.kind {
-                ClassKind::Short { rate, size } => (Role::Short, None, rate, size, 0),
-                ClassKind::Long { count } => {
-                    (Role::Long, None, 0.0, SizeDist::Exp { mean: 1.0 }, count)
-                }
-                ClassKind::Background {
-                    source: Source::Saturated,
-                    policy,
-                } => (
-                    Role::BgSaturated,
-                    Some(policy),
-                    0.0,
-                    SizeDist::Exp { mean: 1.0 },
-                    0,
-                ),
-                ClassKind::Background {
-                    source: Source::Stream { rate, size },
-                    policy,
-                } => (Role::BgStream, Some(policy), rate, size, 0),
-            };
-            let access = match policy {
-                Some(Policy::Access(a)) => {
-                    Some(AccessController::new(&a, 0.0, sc.warmup).expect("validated"))
-                }
-                _ => None,
-            };
-            ClassState {
-                role,
+impl ClassState {
+    /// Class `i` of the scenario at time 0 of replication `rep`, its first arrival drawn.
+    fn new(sc: &Scenario, i: usize, rep: u32) -> ClassState {
+        let exp1 = SizeDist::Exp { mean: 1.0 };
+        let (role, policy, rate, size, long_count) = match sc.classes[i].kind {
+            ClassKind::Short { rate, size } => (Role::Short, None, rate, size, 0),
+            ClassKind::Long { count } => (Role::Long, None, 0.0, exp1, count),
+            ClassKind::Background {
+                source: Source::Saturated,
                 policy,
-                rate,
-                size,
-                long_count,
-                rng: replication_stream(sc.seed, rep as u64, i as u64),
-                heap: TagHeap::default(),
-                access,
-                v: 0.0,
-                next_arrival: f64::INFINITY,
-                weight: 0.0,
-                low: false,
-                agg: 0.0,
-                per_flow: 0.0,
-                delivered: 0.0,
-                area_n: 0.0,
-                area_active: 0.0,
-                served: 0.0,
-                delay_sum: 0.0,
-                departures: 0,
-                arrivals: 0,
+            } => (Role::BgSaturated, Some(policy), 0.0, exp1, 0),
+            ClassKind::Background {
+                source: Source::Stream { rate, size },
+                policy,
+            } => (Role::BgStream, Some(policy), rate, size, 0),
+        };
+        let access = match policy {
+            Some(Policy::Access(a)) => {
+                Some(AccessController::new(&a, 0.0, sc.warmup).expect("validated"))
             }
-        })
-        .collect();
-    for c in cs.iter_mut() {
+            _ => None,
+        };
+        let mut c = ClassState {
+            role,
+            policy,
+            rate,
+            size,
+            long_count,
+            rng: replication_stream(sc.seed, rep as u64, i as u64),
+            heap: TagHeap::default(),
+            access,
+            v: 0.0,
+            next_arrival: f64::INFINITY,
+            weight: 0.0,
+            low: false,
+            agg: 0.0,
+            per_flow: 0.0,
+            delivered: 0.0,
+            area_n: 0.0,
+            area_active: 0.0,
+            served: 0.0,
+            delay_sum: 0.0,
+            departures: 0,
+            arrivals: 0,
+        };
         if matches!(c.role, Role::Short | Role::BgStream) {
             c.next_arrival = c.rng.exponential(1.0 / c.rate);
         }
+        c
     }
+
+    /// Serve the class for `dt` at its current rates; `dtm` of that time lies in the
+    /// measurement window (its areas grow by that much).
+    fn advance(&mut self, dt: f64, dtm: f64) {
+        let act = self.active();
+        if self.role == Role::Short || self.role == Role::BgStream {
+            self.v += self.per_flow * dt;
+        }
+        self.delivered += self.agg * dt;
+        if dtm > 0.0 {
+            let present = match self.role {
+                Role::Short | Role::BgStream => self.present(),
+                Role::Long => self.long_count as usize,
+                Role::BgSaturated => 0,
+            };
+            self.area_n += present as f64 * dtm;
+            self.area_active += act as f64 * dtm;
+            self.served += self.agg * dtm;
+        }
+    }
+
+    /// A flow arrives at `t` (counted from `warmup` on): it starts, or waits for its
+    /// access controller; the next arrival is drawn.
+    fn on_arrival(&mut self, t: f64, warmup: f64) {
+        let size = draw(&mut self.rng, &self.size);
+        if t >= warmup {
+            self.arrivals += 1;
+        }
+        match self.access.as_mut() {
+            Some(a) => {
+                a.arrive(t, (t, size), size);
+                self.fill(t);
+            }
+            None => self.heap.push(Job {
+                tag: self.v + size,
+                arr: t,
+            }),
+        }
+        self.next_arrival = t + self.rng.exponential(1.0 / self.rate);
+    }
+
+    /// The flow with the smallest finish tag leaves at `t` (its sojourn counted from
+    /// `warmup` on); the access controller may start another.
+    fn on_departure(&mut self, t: f64, warmup: f64) {
+        let j = self.heap.pop();
+        if t >= warmup {
+            self.departures += 1;
+            self.delay_sum += t - j.arr;
+        }
+        if let Some(a) = self.access.as_mut() {
+            a.complete(t);
+            self.fill(t);
+        }
+    }
+
+    /// The access controller's deadline at `t`: it updates its limit from the data
+    /// delivered so far, and may start waiting chunks.
+    fn on_tick(&mut self, t: f64) {
+        let delivered = self.delivered;
+        self.access
+            .as_mut()
+            .expect("a deadline of a class without a controller")
+            .on_deadline(t, delivered);
+        self.fill(t);
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Ev {
+    Arrival(usize),
+    Departure(usize),
+    Tick(usize),
+}
+
+/// The next event after `t` and its time (infinite: none). Ties go to the first class,
+/// and within a class to an arrival, then a departure, then a controller's deadline.
+fn next_event(cs: &[ClassState], t: f64) -> (f64, Ev) {
+    let mut tn = f64::INFINITY;
+    let mut ev = Ev::Tick(usize::MAX);
+    for (i, c) in cs.iter().enumerate() {
+        if c.next_arrival < tn {
+            tn = c.next_arrival;
+            ev = Ev::Arrival(i);
+        }
+        if c.per_flow > 0.0 && c.heap.len() > 0 {
+            let td = t + ((c.heap.min_tag() - c.v) / c.per_flow).max(0.0);
+            if td < tn {
+                tn = td;
+                ev = Ev::Departure(i);
+            }
+        }
+        if let Some(a) = &c.access {
+            let td = a.next_deadline();
+            if td < tn {
+                tn = td;
+                ev = Ev::Tick(i);
+            }
+        }
+    }
+    (tn, ev)
+}
+
+/// Run replication `rep` of a validated scenario.
+pub fn run_replication(sc: &Scenario, rep: u32) -> RepStats {
+    let mut cs: Vec<ClassState> = (0..sc.classes.len())
+        .map(|i| ClassState::new(sc, i, rep))
+        .collect();
     let explicit = cs
         .iter()
         .position(|c| matches!(c.policy, Some(p) if p.is_explicit()));
-    let mut alloc = Alloc::new(sc, nl);
+    let mut alloc = Alloc::new(sc, sc.capacities.len());
     let warmup = sc.warmup;
     let end = sc.warmup + sc.duration;
     let mut t = 0.0f64;
-    let mut events = 0u64;
-    let mut ticks = 0u64;
+    let (mut events, mut ticks) = (0u64, 0u64);
     alloc.rates(&sc.capacities, &mut cs, explicit);
-
-    #[derive(Clone, Copy)]
-    enum Ev {
-        Arrival(usize),
-        Departure(usize),
-        Tick(usize),
-    }
     loop {
-        let mut tn = f64::INFINITY;
-        let mut ev = Ev::Tick(usize::MAX);
-        for (i, c) in cs.iter().enumerate() {
-            if c.next_arrival < tn {
-                tn = c.next_arrival;
-                ev = Ev::Arrival(i);
-            }
-            if c.per_flow > 0.0 && c.heap.len() > 0 {
-                let td = t + ((c.heap.min_tag() - c.v) / c.per_flow).max(0.0);
-                if td < tn {
-                    tn = td;
-                    ev = Ev::Departure(i);
-                }
-            }
-            if let Some(a) = &c.access {
-                let td = a.next_deadline();
-                if td < tn {
-                    tn = td;
-                    ev = Ev::Tick(i);
-                }
-            }
-        }
+        let (tn, ev) = next_event(&cs, t);
         let stop = tn > end;
         let t1 = if stop { end } else { tn };
-        let dt = t1 - t;
         let dtm = if t1 > warmup { t1 - t.max(warmup) } else { 0.0 };
         for c in cs.iter_mut() {
-            let act = c.active();
-            if c.role == Role::Short || c.role == Role::BgStream {
-                c.v += c.per_flow * dt;
-            }
-            c.delivered += c.agg * dt;
-            if dtm > 0.0 {
-                let present = match c.role {
-                    Role::Short | Role::BgStream => c.present(),
-                    Role::Long => c.long_count as usize,
-                    Role::BgSaturated => 0,
-                };
-                c.area_n += present as f64 * dtm;
-                c.area_active += act as f64 * dtm;
-                c.served += c.agg * dtm;
-            }
+            c.advance(t1 - t, dtm);
         }
         t = t1;
         if stop {
             break;
         }
         match ev {
-            Ev::Arrival(i) => {
-                events += 1;
-                let c = &mut cs[i];
-                let size = draw(&mut c.rng, &c.size);
-                if t >= warmup {
-                    c.arrivals += 1;
-                }
-                match c.access.as_mut() {
-                    Some(a) => {
-                        a.arrive(t, (t, size), size);
-                        c.fill(t);
-                    }
-                    None => c.heap.push(Job {
-                        tag: c.v + size,
-                        arr: t,
-                    }),
-                }
-                c.next_arrival = t + c.rng.exponential(1.0 / c.rate);
-            }
-            Ev::Departure(i) => {
-                events += 1;
-                let c = &mut cs[i];
-                let j = c.heap.pop();
-                if t >= warmup {
-                    c.departures += 1;
-                    c.delay_sum += t - j.arr;
-                }
-                if let Some(a) = c.access.as_mut() {
-                    a.complete(t);
-                    c.fill(t);
-                }
-            }
-            Ev::Tick(i) => {
-                ticks += 1;
-                let c = &mut cs[i];
-                let delivered = c.delivered;
-                c.access
-                    .as_mut()
-                    .expect("a deadline of a class without a controller")
-                    .on_deadline(t, delivered);
-                c.fill(t);
-            }
+            Ev::Arrival(i) => cs[i].on_arrival(t, warmup),
+            Ev::Departure(i) => cs[i].on_departure(t, warmup),
+            Ev::Tick(i) => cs[i].on_tick(t),
+        }
+        match ev {
+            Ev::Tick(_) => ticks += 1,
+            _ => events += 1,
         }
         alloc.rates(&sc.capacities, &mut cs, explicit);
     }
+    statistics(&mut cs, sc.duration, end, events, ticks)
+}
 
-    let d = sc.duration;
+/// The replication's statistics over a window of length `d` ending at `end`.
+fn statistics(cs: &mut [ClassState], d: f64, end: f64, events: u64, ticks: u64) -> RepStats {
     let mut st = RepStats {
         events,
         ticks,

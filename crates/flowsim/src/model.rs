@@ -160,6 +160,42 @@ fn check_size(name: &str, s: &SizeDist) -> Result<(), FlowsimError> {
 impl Scenario {
     /// Check every field; the error names the first offending one.
     pub fn validate(&self) -> Result<(), FlowsimError> {
+        self.check_run()?;
+        let (mut explicit, mut backgrounds) = (0, 0);
+        for (i, c) in self.classes.iter().enumerate() {
+            let p = format!("classes[{i}]");
+            check_route(&p, &c.route, self.capacities.len())?;
+            match &c.kind {
+                ClassKind::Short { rate, size } => {
+                    pos(&format!("{p}.rate"), *rate)?;
+                    check_size(&format!("{p}.size"), size)?;
+                }
+                ClassKind::Long { .. } => {}
+                ClassKind::Background { source, policy } => {
+                    backgrounds += 1;
+                    if let Source::Stream { rate, size } = source {
+                        pos(&format!("{p}.rate"), *rate)?;
+                        check_size(&format!("{p}.size"), size)?;
+                    }
+                    check_policy(&p, policy)?;
+                    explicit += policy.is_explicit() as usize;
+                    let stream = matches!(source, Source::Stream { .. });
+                    if !stream && (policy.is_access() || matches!(policy, Policy::Vanilla)) {
+                        return Err(FlowsimError(format!(
+                            "{p}.source: policy {policy:?} acts on a stream of micro-flows; a saturated source has none"
+                        )));
+                    }
+                }
+            }
+        }
+        if explicit > 0 {
+            self.check_explicit(backgrounds)?;
+        }
+        Ok(())
+    }
+
+    /// The links, the run's length and replications, and that there are classes.
+    fn check_run(&self) -> Result<(), FlowsimError> {
         if self.capacities.is_empty() {
             return Err(FlowsimError(
                 "capacities: at least one link is needed".into(),
@@ -179,81 +215,65 @@ impl Scenario {
         if self.classes.is_empty() {
             return Err(FlowsimError("classes: at least one class is needed".into()));
         }
-        let mut explicit = 0;
-        let mut backgrounds = 0;
-        for (i, c) in self.classes.iter().enumerate() {
-            let p = format!("classes[{i}]");
-            if c.route.is_empty() {
-                return Err(FlowsimError(format!(
-                    "{p}.route: must cross at least one link"
-                )));
-            }
-            for (j, &l) in c.route.iter().enumerate() {
-                if l >= self.capacities.len() {
-                    return Err(FlowsimError(format!(
-                        "{p}.route: link {l} does not exist (there are {} links)",
-                        self.capacities.len()
-                    )));
-                }
-                if c.route[..j].contains(&l) {
-                    return Err(FlowsimError(format!("{p}.route: link {l} appears twice")));
-                }
-            }
-            match &c.kind {
-                ClassKind::Short { rate, size } => {
-                    pos(&format!("{p}.rate"), *rate)?;
-                    check_size(&format!("{p}.size"), size)?;
-                }
-                ClassKind::Long { .. } => {}
-                ClassKind::Background { source, policy } => {
-                    backgrounds += 1;
-                    if let Source::Stream { rate, size } = source {
-                        pos(&format!("{p}.rate"), *rate)?;
-                        check_size(&format!("{p}.size"), size)?;
-                    }
-                    let stream = matches!(source, Source::Stream { .. });
-                    match *policy {
-                        Policy::Threshold { n0, x_next } => {
-                            explicit += 1;
-                            if n0 < -1 {
-                                return Err(FlowsimError(format!(
-                                    "{p}.n0: must be >= -1, got {n0}"
-                                )));
-                            }
-                            if let Some(x) = x_next {
-                                nonneg(&format!("{p}.x_next"), x)?;
-                            }
-                        }
-                        Policy::Implementable { x_cap } => {
-                            explicit += 1;
-                            pos(&format!("{p}.x_cap"), x_cap)?;
-                        }
-                        Policy::Wtcp { w } => pos(&format!("{p}.w"), w)?,
-                        Policy::Access(a) => a
-                            .validate()
-                            .map_err(|e| FlowsimError(format!("{p}.{}: {}", e.key, e.message)))?,
-                        Policy::Vanilla | Policy::LowPriority => {}
-                    }
-                    if !stream && (policy.is_access() || matches!(policy, Policy::Vanilla)) {
-                        return Err(FlowsimError(format!(
-                            "{p}.source: policy {policy:?} acts on a stream of micro-flows; a saturated source has none"
-                        )));
-                    }
-                }
-            }
+        Ok(())
+    }
+
+    /// A threshold or implementable policy (eq. 1) is defined on one link, for the
+    /// only background class (`backgrounds` of them here).
+    fn check_explicit(&self, backgrounds: usize) -> Result<(), FlowsimError> {
+        if self.capacities.len() != 1 {
+            return Err(FlowsimError(
+                "classes: threshold and implementable policies are defined on a single link (eq. 1); use one link".into(),
+            ));
         }
-        if explicit > 0 {
-            if self.capacities.len() != 1 {
-                return Err(FlowsimError(
-                    "classes: threshold and implementable policies are defined on a single link (eq. 1); use one link".into(),
-                ));
-            }
-            if backgrounds != 1 {
-                return Err(FlowsimError(
-                    "classes: a threshold or implementable policy must be the only background class".into(),
-                ));
-            }
+        if backgrounds != 1 {
+            return Err(FlowsimError(
+                "classes: a threshold or implementable policy must be the only background class".into(),
+            ));
         }
         Ok(())
+    }
+}
+
+/// A route of class `p`: at least one link, each existing (of `links`) and crossed once.
+fn check_route(p: &str, route: &[usize], links: usize) -> Result<(), FlowsimError> {
+    if route.is_empty() {
+        return Err(FlowsimError(format!(
+            "{p}.route: must cross at least one link"
+        )));
+    }
+    for (j, &l) in route.iter().enumerate() {
+        if l >= links {
+            return Err(FlowsimError(format!(
+                "{p}.route: link {l} does not exist (there are {links} links)"
+            )));
+        }
+        if route[..j].contains(&l) {
+            return Err(FlowsimError(format!("{p}.route: link {l} appears twice")));
+        }
+    }
+    Ok(())
+}
+
+/// The parameters of background class `p`'s policy.
+fn check_policy(p: &str, policy: &Policy) -> Result<(), FlowsimError> {
+    match *policy {
+        Policy::Threshold { n0, x_next } => {
+            if n0 < -1 {
+                return Err(FlowsimError(format!(
+                    "{p}.n0: must be >= -1, got {n0}"
+                )));
+            }
+            if let Some(x) = x_next {
+                nonneg(&format!("{p}.x_next"), x)?;
+            }
+            Ok(())
+        }
+        Policy::Implementable { x_cap } => pos(&format!("{p}.x_cap"), x_cap),
+        Policy::Wtcp { w } => pos(&format!("{p}.w"), w),
+        Policy::Access(a) => a
+            .validate()
+            .map_err(|e| FlowsimError(format!("{p}.{}: {}", e.key, e.message))),
+        Policy::Vanilla | Policy::LowPriority => Ok(()),
     }
 }

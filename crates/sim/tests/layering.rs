@@ -145,14 +145,13 @@ fn absolute(relative: bool, p: &[String], base: &[String]) -> Vec<String> {
     m
 }
 
-#[test]
-fn layers_and_submodules_form_a_dag() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&root, &[], &mut files);
-    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| f.module.clone()).collect();
-    // Re-exports of each module's mod.rs: item name -> the child it comes from.
-    let mut reexports: BTreeMap<Vec<String>, BTreeMap<String, String>> = BTreeMap::new();
+/// Re-exports of each module's mod.rs: module -> (item name -> the child it comes from).
+type Reexports = BTreeMap<Vec<String>, BTreeMap<String, String>>;
+/// Sibling edges: parent module -> (from child, to child).
+type Edges = BTreeMap<Vec<String>, BTreeSet<(String, String)>>;
+
+fn reexports(files: &[Source]) -> Reexports {
+    let mut out = Reexports::new();
     for f in files.iter().filter(|f| f.is_mod) {
         for line in f.text.lines().filter(|l| l.trim_start().starts_with("pub use ")) {
             let body = line.trim_start()["pub use ".len()..].trim_end_matches(';');
@@ -162,77 +161,98 @@ fn layers_and_submodules_form_a_dag() {
             }
             expand(body, vec![], &mut |p| {
                 if let Some(item) = p.last() {
-                    reexports.entry(f.module.clone()).or_default().insert(item.clone(), first.clone());
+                    out.entry(f.module.clone()).or_default().insert(item.clone(), first.clone());
                 }
             });
         }
     }
-    let mut problems = Vec::new();
-    // Sibling edges: (parent, from child, to child).
-    let mut edges: BTreeMap<Vec<String>, BTreeSet<(String, String)>> = BTreeMap::new();
-    for f in &files {
-        let own_layer = f.module.first().cloned().unwrap_or_default();
-        for (relative, p) in paths(&f.text) {
-            // `super` is the parent of the file's module (a mod.rs's module is its folder).
-            let target = absolute(relative, &p, &f.module);
-            let Some(layer) = target.first() else { continue };
-            if let (Some(a), Some(b)) = (LAYERS.iter().position(|l| *l == own_layer), LAYERS.iter().position(|l| l == layer)) {
-                if b > a {
-                    problems.push(format!("{} uses {} (a higher layer)", f.module.join("/"), target.join("::")));
-                }
+    out
+}
+
+/// A path to a higher layer than the file's own, as a problem.
+fn layer_problem(f: &Source, target: &[String]) -> Option<String> {
+    let own = LAYERS.iter().position(|l| Some(*l) == f.module.first().map(String::as_str))?;
+    let used = LAYERS.iter().position(|l| Some(*l) == target.first().map(String::as_str))?;
+    (used > own).then(|| format!("{} uses {} (a higher layer)", f.module.join("/"), target.join("::")))
+}
+
+/// For every common ancestor of the file's module and `target`, the child on each
+/// side, as an edge between siblings.
+fn sibling_edges(f: &Source, target: &[String], modules: &BTreeSet<Vec<String>>, reexports: &Reexports, edges: &mut Edges) {
+    for depth in 0..f.module.len() {
+        let parent = &f.module[..depth];
+        if target.len() <= depth || target[..depth] != *parent {
+            continue;
+        }
+        let from = &f.module[depth];
+        let mut to = target[depth].clone();
+        if !modules.iter().any(|m| m.len() > depth && m[..depth] == *parent && m[depth] == to) {
+            // An item of the parent module: a child's re-export, or its own.
+            match reexports.get(parent).and_then(|r| r.get(&to)) {
+                Some(child) => to = child.clone(),
+                None => continue,
             }
-            // Sibling dependencies: for every common ancestor, the child on each side.
-            for depth in 0..f.module.len() {
-                let parent = &f.module[..depth];
-                if target.len() <= depth || target[..depth] != *parent {
-                    continue;
-                }
-                let from = &f.module[depth];
-                let mut to = target[depth].clone();
-                if !modules.iter().any(|m| m.len() > depth && m[..depth] == *parent && m[depth] == to) {
-                    // An item of the parent module: a child's re-export, or its own.
-                    match reexports.get(parent).and_then(|r| r.get(&to)) {
-                        Some(child) => to = child.clone(),
-                        None => continue,
-                    }
-                }
-                if *from != to {
-                    edges.entry(parent.to_vec()).or_default().insert((from.clone(), to));
-                }
+        }
+        if *from != to {
+            edges.entry(parent.to_vec()).or_default().insert((from.clone(), to));
+        }
+    }
+}
+
+/// A cycle among the edges from `n`, by depth-first search (state 1: on the stack, 2: done).
+fn visit<'a>(n: &'a String, es: &'a BTreeSet<(String, String)>, st: &mut BTreeMap<&'a String, u8>, stack: &mut Vec<&'a String>) -> Option<Vec<String>> {
+    match st.get(n) {
+        Some(1) => {
+            let i = stack.iter().position(|x| *x == n).unwrap();
+            return Some(stack[i..].iter().map(|s| s.to_string()).chain([n.clone()]).collect());
+        }
+        Some(2) => return None,
+        _ => {}
+    }
+    st.insert(n, 1);
+    stack.push(n);
+    for (a, b) in es {
+        if a == n {
+            if let Some(c) = visit(b, es, st, stack) {
+                return Some(c);
             }
         }
     }
-    for (parent, es) in &edges {
-        // Cycle search by depth-first search over the children of `parent`.
-        let nodes: BTreeSet<&String> = es.iter().flat_map(|(a, b)| [a, b]).collect();
-        let mut state: BTreeMap<&String, u8> = BTreeMap::new();
-        fn visit<'a>(n: &'a String, es: &'a BTreeSet<(String, String)>, st: &mut BTreeMap<&'a String, u8>, stack: &mut Vec<&'a String>) -> Option<Vec<String>> {
-            match st.get(n) {
-                Some(1) => {
-                    let i = stack.iter().position(|x| *x == n).unwrap();
-                    return Some(stack[i..].iter().map(|s| s.to_string()).chain([n.clone()]).collect());
-                }
-                Some(2) => return None,
-                _ => {}
+    stack.pop();
+    st.insert(n, 2);
+    None
+}
+
+/// A cycle among the children of one parent, if any.
+fn cycle(es: &BTreeSet<(String, String)>) -> Option<Vec<String>> {
+    let nodes: BTreeSet<&String> = es.iter().flat_map(|(a, b)| [a, b]).collect();
+    let mut state: BTreeMap<&String, u8> = BTreeMap::new();
+    nodes.into_iter().find_map(|n| visit(n, es, &mut state, &mut Vec::new()))
+}
+
+#[test]
+fn layers_and_submodules_form_a_dag() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &[], &mut files);
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| f.module.clone()).collect();
+    let reexports = reexports(&files);
+    let mut problems = Vec::new();
+    let mut edges = Edges::new();
+    for f in &files {
+        for (relative, p) in paths(&f.text) {
+            // `super` is the parent of the file's module (a mod.rs's module is its folder).
+            let target = absolute(relative, &p, &f.module);
+            if target.is_empty() {
+                continue;
             }
-            st.insert(n, 1);
-            stack.push(n);
-            for (a, b) in es {
-                if a == n {
-                    if let Some(c) = visit(b, es, st, stack) {
-                        return Some(c);
-                    }
-                }
-            }
-            stack.pop();
-            st.insert(n, 2);
-            None
+            problems.extend(layer_problem(f, &target));
+            sibling_edges(f, &target, &modules, &reexports, &mut edges);
         }
-        for n in nodes {
-            if let Some(cycle) = visit(n, es, &mut state, &mut Vec::new()) {
-                problems.push(format!("in {}: submodules depend on each other: {}", if parent.is_empty() { "crate".into() } else { parent.join("/") }, cycle.join(" -> ")));
-                break;
-            }
+    }
+    for (parent, es) in &edges {
+        if let Some(cycle) = cycle(es) {
+            problems.push(format!("in {}: submodules depend on each other: {}", if parent.is_empty() { "crate".into() } else { parent.join("/") }, cycle.join(" -> ")));
         }
     }
     assert!(problems.is_empty(), "layering broken:\n{}", problems.join("\n"));

@@ -8,7 +8,7 @@
 //! packets/s, a bandwidth-delay product of 33 packets.
 mod common;
 use cclab_sim::config::Config;
-use cclab_sim::net::{Linear, Queue, Red, Unit};
+use cclab_sim::net::{Linear, Profile, Queue, Red, Unit};
 use cclab_sim::scenario::build;
 use cclab_sim::transport::cc::Registry;
 use cclab_sim::transport::Transport;
@@ -131,14 +131,16 @@ fn every_key_reads_and_round_trips() {
     let cfg = load(&with_queue(red, json!({"ecn": true}))).unwrap();
     // Times are bytes of the link's rate: 10 ms of 10 Mbps = 12,500 bytes.
     let want = Red {
-        limit_packets: None,
-        limit_bytes: Some(100_000),
-        unit: Unit::Bytes,
-        min_th: 12_500.0,
-        max_th: 37_500.0,
-        max_p: 0.05,
-        weight: 0.01,
-        mean_packet_bytes: 1500,
+        profile: Profile {
+            limit_packets: None,
+            limit_bytes: Some(100_000),
+            unit: Unit::Bytes,
+            min_th: 12_500.0,
+            max_th: 37_500.0,
+            max_p: 0.05,
+            weight: 0.01,
+            mean_packet_bytes: 1500,
+        },
         gentle: false,
         wait: false,
         ecn: true,
@@ -166,14 +168,7 @@ fn every_key_reads_and_round_trips() {
     let lin = json!({"type": "linear", "min_th": "300pkts", "max_th": "1500pkts", "max_p": 1e-4});
     let cfg = load(&with_queue(lin, json!({}))).unwrap();
     let want = Linear {
-        limit_packets: Some(1000),
-        limit_bytes: None,
-        unit: Unit::Packets,
-        min_th: 300.0,
-        max_th: 1500.0,
-        max_p: 1e-4,
-        weight: 0.002,
-        mean_packet_bytes: 500,
+        profile: Profile { limit_packets: Some(1000), limit_bytes: None, unit: Unit::Packets, min_th: 300.0, max_th: 1500.0, max_p: 1e-4, weight: 0.002, mean_packet_bytes: 500 },
         ecn: true,
     };
     assert_eq!(cfg.links[0].queue, Queue::Linear(want));
@@ -181,7 +176,7 @@ fn every_key_reads_and_round_trips() {
     assert_eq!(Config::from_json(&json, &Registry::new()).unwrap().to_json(), json);
     let lin = json!({"type": "linear", "min_th": "0B", "max_th": "1MB", "max_p": 1, "weight": 1, "limit": "2MB", "mean_packet_size": "1KB", "ecn": false});
     match &load(&with_queue(lin, json!({}))).unwrap().links[0].queue {
-        Queue::Linear(l) => assert_eq!((l.unit, l.max_th, l.weight, l.limit_bytes, l.mean_packet_bytes, l.ecn), (Unit::Bytes, 1e6, 1.0, Some(2_000_000), 1000, false)),
+        Queue::Linear(l) => assert_eq!((l.profile.unit, l.profile.max_th, l.profile.weight, l.profile.limit_bytes, l.profile.mean_packet_bytes, l.ecn), (Unit::Bytes, 1e6, 1.0, Some(2_000_000), 1000, false)),
         q => panic!("{q:?}"),
     }
 }
@@ -195,9 +190,10 @@ fn on_link(rate: &str, delay: &str, queue: Value) -> Value {
     })
 }
 
-fn red_of(v: &Value) -> Red {
+/// The profile of the RED queue a scenario reads.
+fn red_of(v: &Value) -> Profile {
     match &load(v).unwrap().links[0].queue {
-        Queue::Red(r) => r.clone(),
+        Queue::Red(r) => r.profile.clone(),
         q => panic!("{q:?}"),
     }
 }

@@ -452,185 +452,27 @@ class Manager:
         return ctrl
 
     async def schedule(self) -> None:
-        pol = self.policy
-        t_start = self.clock()
-        self.requeued: deque[FileJob] = deque()
-        order = self.released_order()
-        pending_bytes = sum(e - s for j in self.jobs for s, e in j.pending_chunks)
-        demand = self.demand
-        if demand is None and self.within is not None:
-            demand = max(pending_bytes, 1) / self.within
-        ctrl = self._controller(pol, t_start, demand)
-        self.ctrl = ctrl
-        # every parameter after defaults, from the crate (no second copy of a default here)
-        self.params = json.loads(ctrl.params_json()) if ctrl is not None else None
-        topup = None
-        if demand is None:
-            if pol.name == "fairbat":
-                topup = math.ceil(self.params["tau"])
-            elif pol.name == "rate":
-                topup = 1
-        chunks: dict[int, Chunk] = {}
-        next_id = 0
-        released_bytes = 0.0
-        lookahead: tuple | None = None
-        retry_heap: list[tuple[float, int]] = []
-        local_queue: deque[int] = deque()  # unlimited: released chunks not yet started (max_active)
-        tasks: dict[asyncio.Task, Chunk] = {}
+        """Release the chunks, start those the policy admits, retry and fail them, until
+        every file is placed or failed."""
+        sched = _Schedule(self)
         # Finished files whose outstanding chunks are all done are verified here.
         self.finishing: set[asyncio.Task] = set()
-
-        def arrive(now: float, c: Chunk) -> None:
-            c.job.outstanding += 1 if c.id not in chunks else 0
-            chunks[c.id] = c
-            if ctrl is None:
-                local_queue.append(c.id)
-            else:
-                ctrl.arrive(now, c.id, float(c.bytes))
-
-        def next_new() -> tuple | None:
-            nonlocal lookahead, order
-            if lookahead is None:
-                lookahead = next(order, None)
-                if lookahead is None and self.requeued:
-                    order = self.released_order()
-                    lookahead = next(order, None)
-            return lookahead
-
-        def release(now: float) -> float:
-            """Release chunks due by now; returns when the next one is due (inf: none)."""
-            nonlocal next_id, released_bytes, lookahead
-            while True:
-                nxt = next_new()
-                if nxt is None:
-                    return math.inf
-                job, s, e = nxt
-                if job.state != "pending":
-                    lookahead = None
-                    continue
-                if demand is not None:
-                    due = t_start + (released_bytes + (e - s)) / demand  # the fluid, from the first release
-                    if due > now:
-                        return due
-                elif topup is not None and ctrl is not None and ctrl.waiting >= topup:
-                    return math.inf
-                lookahead = None
-                released_bytes += e - s
-                arrive(now, Chunk(next_id, job, s, e))
-                next_id += 1
-
-        def start(cid: int, now: float) -> None:
-            c = chunks[cid]
-            if c.job.state != "pending":  # its file failed meanwhile: the slot is freed at once
-                finish_chunk(c, None, now)
-                return
-            tasks[asyncio.ensure_future(self.transfer(c))] = c
-            self.max_seen = max(self.max_seen, len(tasks))
-
-        def finish_chunk(c: Chunk, exc: BaseException | None, now: float) -> None:
-            """The chunk left the network (or never entered it)."""
-            if ctrl is not None:
-                ctrl.complete(now)
-            if exc is None:
-                c.job.outstanding -= 1
-                self.maybe_finish(c.job)
-
         # files with nothing left to fetch (empty, or every range journaled before a kill
         # came between the last range and the rename) go straight to verification
         for job in self.jobs:
             if job.state == "pending" and not job.pending_chunks:
                 self.maybe_finish(job)
-        last_state = None
-        now, first = t_start, True
         try:
-            while True:
-                now = t_start if first else max(self.clock(), now)
-                first = False
-                while retry_heap and retry_heap[0][0] <= now:
-                    _, cid = heapq.heappop(retry_heap)
-                    arrive(now, chunks[cid])
-                next_release = release(now)
-                if ctrl is not None:
-                    if ctrl.next_deadline() <= now:
-                        while ctrl.next_deadline() <= now:
-                            ctrl.on_deadline(now, float(self.delivered))
-                        if next_new() is not None:
-                            # kept for the next run only while chunks are still to come: once
-                            # the backlog is out the queue drains and m falls for that reason
-                            self.journal.note_limit(self.run_id, ctrl.limit)
-                    # admit, then top the queue up again at the same instant (a plain backlog
-                    # keeps exactly `topup` chunks waiting), until nothing more starts
-                    while len(tasks) < self.max_active and (cid := ctrl.admit(now)) is not None:
-                        start(cid, now)
-                        next_release = release(now)
-                    state = (ctrl.limit, ctrl.active, ctrl.waiting, ctrl.updates)
-                    if self.trace_on and state != last_state:
-                        self.trace.append((now, ctrl.limit, ctrl.active, ctrl.waiting))
-                        last_state = state
-                else:
-                    while local_queue and len(tasks) < self.max_active:
-                        start(local_queue.popleft(), now)
-                if self.disk_full:
-                    for t in tasks:
-                        t.cancel()
-                if not tasks and not self.finishing and not retry_heap and next_release == math.inf \
-                        and not local_queue and (ctrl is None or ctrl.waiting == 0) and not self.requeued:
-                    break
-                wake = min(next_release, retry_heap[0][0] if retry_heap else math.inf,
-                           ctrl.next_deadline() if ctrl is not None else math.inf)
-                timeout = None if wake == math.inf else max(0.0, wake - self.clock())
-                if tasks or self.finishing:
-                    done, _ = await asyncio.wait(set(tasks) | self.finishing, timeout=timeout,
-                                                 return_when=asyncio.FIRST_COMPLETED)
-                else:
-                    await asyncio.sleep(timeout if timeout is not None else 0.05)
-                    done = set()
-                now = self.clock()
-                for t in done:
-                    if t in self.finishing:
-                        self.finishing.discard(t)
-                        if not t.cancelled() and t.exception() is not None:
-                            raise t.exception()
-                        continue
-                    c = tasks.pop(t)
-                    exc = t.exception() if not t.cancelled() else asyncio.CancelledError()
-                    if exc is None:
-                        finish_chunk(c, None, now)
-                        continue
-                    if isinstance(exc, DiskFull) or isinstance(exc, asyncio.CancelledError) and self.disk_full:
-                        self.disk_full = self.disk_full or str(exc)
-                        finish_chunk(c, exc, now)
-                        c.job.outstanding -= 1
-                        if c.job.state == "pending":
-                            self.fail(c.job, f"disk full: {self.disk_full}")
-                        continue
-                    finish_chunk(c, exc, now)
-                    if isinstance(exc, Transient) and c.attempts < self.retries and c.job.state == "pending":
-                        delay = backoff(c.attempts, self.rng, self.backoff_base, self.backoff_cap)
-                        c.attempts += 1
-                        self.journal.failure(c.job.name, str(exc))
-                        heapq.heappush(retry_heap, (now + delay, c.id))
-                        continue
-                    c.job.outstanding -= 1
-                    if c.job.state == "pending":
-                        why = str(exc) if isinstance(exc, (Fatal, Transient)) else describe(exc)
-                        if isinstance(exc, Transient):
-                            why += f" (gave up after {self.retries} retries)"
-                        self.fail(c.job, why)
-                    self.maybe_finish(c.job)
-                if self.disk_full:
-                    for job in self.jobs:
-                        if job.state == "pending":
-                            self.fail(job, f"not fetched: the disk is full ({self.disk_full})")
+            await sched.run()
         finally:
             # an interruption (Ctrl-C, SIGTERM): the chunks in flight record what they got
-            for t in tasks:
+            for t in sched.tasks:
                 t.cancel()
-            if tasks:
-                await asyncio.gather(*tasks, return_exceptions=True)
-        if ctrl is not None:
-            ctrl.advance_to(self.clock())
-            self.averages = dict(ctrl.averages())
+            if sched.tasks:
+                await asyncio.gather(*sched.tasks, return_exceptions=True)
+        if sched.ctrl is not None:
+            sched.ctrl.advance_to(self.clock())
+            self.averages = dict(sched.ctrl.averages())
 
     # -- one chunk ---------------------------------------------------------------
     async def transfer(self, c: Chunk) -> None:
@@ -652,62 +494,15 @@ class Manager:
         whole = other = None
         try:
             async with self.session.get(url, headers=headers, allow_redirects=True) as r:
-                if r.status == 206:
-                    cr = r.headers.get("Content-Range", "")
-                    if not cr.startswith(f"bytes {c.start}-"):
-                        raise Transient(f"{url}: asked bytes {c.start}-{c.end - 1}, got Content-Range {cr!r}")
-                    total = cr.rsplit("/", 1)[-1]
-                    if total.isdigit() and int(total) != job.size:
-                        raise Fatal(f"{url}: the file's size changed on the server ({job.size} -> {total} bytes)")
-                    self.check_validator(job, r)
-                    end = c.end
-                elif r.status == 200:
-                    # The server ignores Range: the whole file comes; take all of it, unless
-                    # another chunk of the file is already taking it (then wait for that one).
-                    job.no_range = True
-                    length = r.headers.get("Content-Length")
-                    if length is not None and length.isdigit() and int(length) != job.size:
-                        raise Fatal(f"{url}: the file's size changed on the server ({job.size} -> {length} bytes)")
-                    self.check_validator(job, r)
-                    if job.whole is not None and not job.whole.is_set():
-                        other = job.whole
-                        end = pos
-                    else:
-                        job.whole = whole = asyncio.Event()
-                        pos = base = mark = 0
-                        end = job.size
-                elif r.status == 416:
-                    raise Fatal(f"{url}: HTTP 416 for bytes {c.start}-{c.end - 1}: the file shrank on the server")
-                elif r.status >= 500 or r.status in (408, 429):
-                    raise Transient(f"{url}: HTTP {r.status} {r.reason or ''}".rstrip())
-                else:
-                    raise Fatal(f"{url}: HTTP {r.status} {r.reason or ''}".rstrip())
+                end, whole, other = self.accept(job, c, r)
+                if whole is not None:
+                    pos = base = mark = 0
                 async for data in r.content.iter_chunked(READ_BLOCK):
                     if pos >= end:
                         break
                     data = data[: end - pos]
-                    try:
-                        os.pwrite(job.fd, data, pos)
-                    except OSError as exc:
-                        if exc.errno == errno.ENOSPC:
-                            raise DiskFull(f"{job.partial}: {exc.strerror}") from None
-                        raise
+                    self.write(job, data, pos)
                     pos += len(data)
-                    self.delivered += len(data)
-                    self.fetched += len(data)
-                    job.fetched += len(data)
-                    if not job.started:
-                        job.started = True
-                        self.journal.first_byte(job.name)
-                    if self.progress and job.bar is None:
-                        from tqdm import tqdm
-
-                        job.bar = tqdm(total=job.size, initial=job.initial, unit="B", unit_scale=True,
-                                       desc=job.name[-30:], leave=False, dynamic_ncols=True, file=sys.stderr)
-                    if job.bar is not None:
-                        job.bar.update(len(data))
-                    if self.overall is not None:
-                        self.overall.update(len(data))
                     if pos - mark >= CHECKPOINT_BYTES or time.monotonic() - mark_t >= CHECKPOINT_S:
                         await self.record(job, mark, pos)  # a long chunk's progress survives a kill
                         mark, mark_t = pos, time.monotonic()
@@ -729,6 +524,62 @@ class Manager:
                 await self.record(job, mark, pos)
             if whole is not None:
                 whole.set()
+
+    def accept(self, job: FileJob, c: Chunk, r) -> tuple[int, asyncio.Event | None, asyncio.Event | None]:
+        """The response to the chunk's range request, checked: where its body ends, and
+        for a whole-file body (the server ignores Range) the event this chunk sets when
+        it ends, or the other chunk's that is already taking it (then nothing is read)."""
+        url = job.entry.url
+        if r.status == 206:
+            cr = r.headers.get("Content-Range", "")
+            if not cr.startswith(f"bytes {c.start}-"):
+                raise Transient(f"{url}: asked bytes {c.start}-{c.end - 1}, got Content-Range {cr!r}")
+            total = cr.rsplit("/", 1)[-1]
+            if total.isdigit() and int(total) != job.size:
+                raise Fatal(f"{url}: the file's size changed on the server ({job.size} -> {total} bytes)")
+            self.check_validator(job, r)
+            return c.end, None, None
+        if r.status == 200:
+            # The server ignores Range: the whole file comes; take all of it, unless
+            # another chunk of the file is already taking it (then wait for that one).
+            job.no_range = True
+            length = r.headers.get("Content-Length")
+            if length is not None and length.isdigit() and int(length) != job.size:
+                raise Fatal(f"{url}: the file's size changed on the server ({job.size} -> {length} bytes)")
+            self.check_validator(job, r)
+            if job.whole is not None and not job.whole.is_set():
+                return c.start, None, job.whole
+            job.whole = asyncio.Event()
+            return job.size, job.whole, None
+        if r.status == 416:
+            raise Fatal(f"{url}: HTTP 416 for bytes {c.start}-{c.end - 1}: the file shrank on the server")
+        if r.status >= 500 or r.status in (408, 429):
+            raise Transient(f"{url}: HTTP {r.status} {r.reason or ''}".rstrip())
+        raise Fatal(f"{url}: HTTP {r.status} {r.reason or ''}".rstrip())
+
+    def write(self, job: FileJob, data: bytes, pos: int) -> None:
+        """Write `data` at `pos` of the partial file; count it and show it."""
+        try:
+            os.pwrite(job.fd, data, pos)
+        except OSError as exc:
+            if exc.errno == errno.ENOSPC:
+                raise DiskFull(f"{job.partial}: {exc.strerror}") from None
+            raise
+        self.delivered += len(data)
+        self.fetched += len(data)
+        job.fetched += len(data)
+        if not job.started:
+            job.started = True
+            self.journal.first_byte(job.name)
+        if self.progress and job.bar is None:
+            from tqdm import tqdm
+
+            job.bar = tqdm(total=job.size, initial=job.initial, unit="B", unit_scale=True,
+                           desc=job.name[-30:], leave=False, dynamic_ncols=True, file=sys.stderr)
+        if job.bar is not None:
+            job.bar.update(len(data))
+        if self.overall is not None:
+            self.overall.update(len(data))
 
     def check_validator(self, job: FileJob, r) -> None:
         v = r.headers.get("ETag") or r.headers.get("Last-Modified")
@@ -809,3 +660,197 @@ class Manager:
             job.bar = None
         self.log(f"{name}: done ({human_bytes(size)}, sha256 {digest[:16]}…)")
         return None
+
+
+class _Schedule:
+    """One run's chunks between release and completion: released in file order
+    (re-fetches first) at the demand's fluid pace, or topping up the policy's queue;
+    started as the policy admits them, at most `max_active` at once; retried with
+    backoff after a transient failure."""
+
+    def __init__(self, m: Manager):
+        self.m = m
+        pol = m.policy
+        self.t_start = m.clock()
+        m.requeued = deque()
+        self.order = m.released_order()
+        pending_bytes = sum(e - s for j in m.jobs for s, e in j.pending_chunks)
+        self.demand = m.demand
+        if self.demand is None and m.within is not None:
+            self.demand = max(pending_bytes, 1) / m.within
+        # its periods count from the first release
+        self.ctrl = m.ctrl = ctrl = m._controller(pol, self.t_start, self.demand)
+        # every parameter after defaults, from the crate (no second copy of a default here)
+        m.params = json.loads(ctrl.params_json()) if ctrl is not None else None
+        self.topup = None
+        if self.demand is None:
+            if pol.name == "fairbat":
+                self.topup = math.ceil(m.params["tau"])
+            elif pol.name == "rate":
+                self.topup = 1
+        self.chunks: dict[int, Chunk] = {}
+        self.next_id = 0
+        self.released_bytes = 0.0
+        self.lookahead: tuple | None = None
+        self.retry_heap: list[tuple[float, int]] = []
+        self.local_queue: deque[int] = deque()  # unlimited: released chunks not yet started (max_active)
+        self.tasks: dict[asyncio.Task, Chunk] = {}
+        self.last_state = None
+
+    def arrive(self, now: float, c: Chunk) -> None:
+        c.job.outstanding += 1 if c.id not in self.chunks else 0
+        self.chunks[c.id] = c
+        if self.ctrl is None:
+            self.local_queue.append(c.id)
+        else:
+            self.ctrl.arrive(now, c.id, float(c.bytes))
+
+    def next_new(self) -> tuple | None:
+        if self.lookahead is None:
+            self.lookahead = next(self.order, None)
+            if self.lookahead is None and self.m.requeued:
+                self.order = self.m.released_order()
+                self.lookahead = next(self.order, None)
+        return self.lookahead
+
+    def release(self, now: float) -> float:
+        """Release chunks due by now; returns when the next one is due (inf: none)."""
+        while True:
+            nxt = self.next_new()
+            if nxt is None:
+                return math.inf
+            job, s, e = nxt
+            if job.state != "pending":
+                self.lookahead = None
+                continue
+            if self.demand is not None:
+                due = self.t_start + (self.released_bytes + (e - s)) / self.demand  # the fluid, from the first release
+                if due > now:
+                    return due
+            elif self.topup is not None and self.ctrl is not None and self.ctrl.waiting >= self.topup:
+                return math.inf
+            self.lookahead = None
+            self.released_bytes += e - s
+            self.arrive(now, Chunk(self.next_id, job, s, e))
+            self.next_id += 1
+
+    def start(self, cid: int, now: float) -> None:
+        c = self.chunks[cid]
+        if c.job.state != "pending":  # its file failed meanwhile: the slot is freed at once
+            self.finish_chunk(c, None, now)
+            return
+        self.tasks[asyncio.ensure_future(self.m.transfer(c))] = c
+        self.m.max_seen = max(self.m.max_seen, len(self.tasks))
+
+    def finish_chunk(self, c: Chunk, exc: BaseException | None, now: float) -> None:
+        """The chunk left the network (or never entered it)."""
+        if self.ctrl is not None:
+            self.ctrl.complete(now)
+        if exc is None:
+            c.job.outstanding -= 1
+            self.m.maybe_finish(c.job)
+
+    def steer(self, now: float, next_release: float) -> float:
+        """The policy's deadlines due by `now`, then its admissions; returns when the
+        next chunk is due for release."""
+        ctrl, m = self.ctrl, self.m
+        if ctrl.next_deadline() <= now:
+            while ctrl.next_deadline() <= now:
+                ctrl.on_deadline(now, float(m.delivered))
+            if self.next_new() is not None:
+                # kept for the next run only while chunks are still to come: once
+                # the backlog is out the queue drains and m falls for that reason
+                m.journal.note_limit(m.run_id, ctrl.limit)
+        # admit, then top the queue up again at the same instant (a plain backlog
+        # keeps exactly `topup` chunks waiting), until nothing more starts
+        while len(self.tasks) < m.max_active and (cid := ctrl.admit(now)) is not None:
+            self.start(cid, now)
+            next_release = self.release(now)
+        state = (ctrl.limit, ctrl.active, ctrl.waiting, ctrl.updates)
+        if m.trace_on and state != self.last_state:
+            m.trace.append((now, ctrl.limit, ctrl.active, ctrl.waiting))
+            self.last_state = state
+        return next_release
+
+    def idle(self, next_release: float) -> bool:
+        """Nothing runs, waits or is still to come."""
+        return (not self.tasks and not self.m.finishing and not self.retry_heap and next_release == math.inf
+                and not self.local_queue and (self.ctrl is None or self.ctrl.waiting == 0) and not self.m.requeued)
+
+    async def wait(self, next_release: float) -> set:
+        """Until a chunk or a verification ends, or the next release, retry or deadline."""
+        m = self.m
+        wake = min(next_release, self.retry_heap[0][0] if self.retry_heap else math.inf,
+                   self.ctrl.next_deadline() if self.ctrl is not None else math.inf)
+        timeout = None if wake == math.inf else max(0.0, wake - m.clock())
+        if self.tasks or m.finishing:
+            done, _ = await asyncio.wait(set(self.tasks) | m.finishing, timeout=timeout,
+                                         return_when=asyncio.FIRST_COMPLETED)
+            return done
+        await asyncio.sleep(timeout if timeout is not None else 0.05)
+        return set()
+
+    def collect(self, t: asyncio.Task, now: float) -> None:
+        """A task ended at `now`: a verification (its error stops the run), or a chunk:
+        done, retried after a backoff, or its file failed."""
+        m = self.m
+        if t in m.finishing:
+            m.finishing.discard(t)
+            if not t.cancelled() and t.exception() is not None:
+                raise t.exception()
+            return
+        c = self.tasks.pop(t)
+        exc = t.exception() if not t.cancelled() else asyncio.CancelledError()
+        if exc is None:
+            self.finish_chunk(c, None, now)
+            return
+        if isinstance(exc, DiskFull) or isinstance(exc, asyncio.CancelledError) and m.disk_full:
+            m.disk_full = m.disk_full or str(exc)
+            self.finish_chunk(c, exc, now)
+            c.job.outstanding -= 1
+            if c.job.state == "pending":
+                m.fail(c.job, f"disk full: {m.disk_full}")
+            return
+        self.finish_chunk(c, exc, now)
+        if isinstance(exc, Transient) and c.attempts < m.retries and c.job.state == "pending":
+            delay = backoff(c.attempts, m.rng, m.backoff_base, m.backoff_cap)
+            c.attempts += 1
+            m.journal.failure(c.job.name, str(exc))
+            heapq.heappush(self.retry_heap, (now + delay, c.id))
+            return
+        c.job.outstanding -= 1
+        if c.job.state == "pending":
+            why = str(exc) if isinstance(exc, (Fatal, Transient)) else describe(exc)
+            if isinstance(exc, Transient):
+                why += f" (gave up after {m.retries} retries)"
+            m.fail(c.job, why)
+        m.maybe_finish(c.job)
+
+    async def run(self) -> None:
+        m = self.m
+        now, first = self.t_start, True
+        while True:
+            now = self.t_start if first else max(m.clock(), now)
+            first = False
+            while self.retry_heap and self.retry_heap[0][0] <= now:
+                _, cid = heapq.heappop(self.retry_heap)
+                self.arrive(now, self.chunks[cid])
+            next_release = self.release(now)
+            if self.ctrl is not None:
+                next_release = self.steer(now, next_release)
+            else:
+                while self.local_queue and len(self.tasks) < m.max_active:
+                    self.start(self.local_queue.popleft(), now)
+            if m.disk_full:
+                for t in self.tasks:
+                    t.cancel()
+            if self.idle(next_release):
+                break
+            done = await self.wait(next_release)
+            now = m.clock()
+            for t in done:
+                self.collect(t, now)
+            if m.disk_full:
+                for job in m.jobs:
+                    if job.state == "pending":
+                        m.fail(job, f"not fetched: the disk is full ({m.disk_full})")

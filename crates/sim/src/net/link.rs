@@ -381,10 +381,11 @@ mod tests {
     #[test]
     fn marks_set_ce_and_active_queues_see_the_idle_time() {
         use crate::net::packet::{CE, ECT};
-        use crate::net::queue::{Discipline, Linear, Red, Unit};
+        use crate::net::queue::{Discipline, Linear, Profile, Red, Unit};
         // Linear profile with p = 1 from one packet waiting: the third packet sent
         // at once finds one waiting and is marked if ECN-capable, dropped if not.
-        let lin = Linear { limit_packets: Some(10), limit_bytes: None, unit: Unit::Packets, min_th: 0.0, max_th: 1.0, max_p: 1.0, weight: 1.0, mean_packet_bytes: 1000, ecn: true };
+        let profile = Profile { limit_packets: Some(10), limit_bytes: None, unit: Unit::Packets, min_th: 0.0, max_th: 1.0, max_p: 1.0, weight: 1.0, mean_packet_bytes: 1000 };
+        let lin = Linear { profile, ecn: true };
         let mut l = Link::new(&config(Queue::Linear(lin)), SimTime::ZERO, SimTime::MAX, queue::stream(1, 0));
         let mut q: EventQueue<()> = EventQueue::new();
         let ect = |k| Packet { flags: ECT, ..pkt(k, 1000) };
@@ -398,7 +399,8 @@ mod tests {
         // RED with w_q = 1/2 and 1000-byte typical packets (1 ms at 8 Mbps): three
         // packets at 0 find 0, 0, 1 waiting (avg 0.5); the transmitter is free from
         // 3 ms, so a packet at 10.5 ms comes after 7 packet times: avg = 0.5^8 · 0.5.
-        let red = Red { weight: 0.5, mean_packet_bytes: 1000, ..Red::default() };
+        let mut red = Red::default();
+        (red.profile.weight, red.profile.mean_packet_bytes) = (0.5, 1000);
         let mut l = Link::new(&config(Queue::Red(red)), SimTime::ZERO, SimTime::MAX, queue::stream(1, 0));
         for k in 0..3 {
             l.offer(SimTime::ZERO, pkt(k, 1000), q.stamp());

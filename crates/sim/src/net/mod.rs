@@ -8,5 +8,5 @@ pub mod topology;
 
 pub use link::{ArrivalRecord, Link, LinkConfig, LinkStats, Offer};
 pub use packet::Packet;
-pub use queue::{Arrival, Discipline, DropTail, Linear, Queue, Red, Unit, Verdict};
+pub use queue::{Arrival, Discipline, DropTail, Linear, Profile, Queue, Red, Unit, Verdict};
 pub use topology::{Graph, RouteFault, Routes};

@@ -6,6 +6,7 @@
 //! congestion controller its `cc` table, a queue discipline its `queue` table,
 //! the scenario its top level. A table remembers the keys it was asked for, so an
 //! unknown key is reported with the keys that would have been accepted.
+pub mod readers;
 pub mod units;
 
 use crate::engine::SimTime;

@@ -400,93 +400,25 @@ def equilibria(net, starts=None, n_starts: int = 32, seed: int = 0, mu=None, set
     net_, mu0 = _split(net)
     mu = mu0 if mu is None else net_.check_scalers(mu)
     view = ScaledView(net_, mu) if mu is not None else net_
-    if not (tol > 0):
-        raise ValueError(f"tol must be positive, got {tol}")
     explicit = starts is not None
-    max_rounds = (1 if explicit else 6) if max_rounds is None else max_rounds
-    deflation = (not explicit) if deflation is None else bool(deflation)
-    on_incomplete = ("ignore" if explicit else "warn") if on_incomplete is None else on_incomplete
-    if int(max_rounds) < 1:
-        raise ValueError(f"max_rounds must be >= 1, got {max_rounds}")
-    if on_incomplete not in ("warn", "raise", "ignore"):
-        raise ValueError(f"on_incomplete must be 'warn', 'raise' or 'ignore', got {on_incomplete!r}")
-    if int(settle_steps) < 0:
-        raise ValueError(f"settle_steps must be >= 0, got {settle_steps}")
-    s = price_scale(view)
-    rng = np.random.default_rng(seed)
-
-    def draw(n):
-        return s * np.exp(rng.uniform(np.log(0.1), np.log(10.0), size=(int(n), net_.L)))
-
-    if starts is None:
-        if int(n_starts) < 1:
-            raise ValueError(f"n_starts must be >= 1, got {n_starts}")
-        S = np.vstack([np.full(net_.L, s), _start_grid(net_.L, s, int(n_starts)), draw(n_starts)])
-    else:
-        S = np.asarray(starts, dtype=float)
-        if S.ndim != 2 or S.shape[1] != net_.L or not np.all(np.isfinite(S)) or np.any(S < 0):
-            raise ValueError(f"starts must be a (K, {net_.L}) array of finite prices >= 0")
-    net_mu = (net_, mu)
-    found: list[np.ndarray] = []
-    records: dict[int, Equilibrium] = {}
-
-    def add(p) -> bool:
-        if equilibrium_residual(view, p) > tol:
-            return False
-        for f in found:
-            if np.max(np.abs(f - p)) <= 1e-6 * (s + np.max(p)):
-                return False
-        found.append(p)
-        return True
-
-    def index_sum():
-        total = 0
-        for k, p in enumerate(found):
-            if k not in records:
-                records[k] = classify(view, p, scale=s)
-            if records[k].index is None:
-                return None
-            total += records[k].index
-        return total
-
-    # the structured starts get the direct Newton solve only (dual dynamics from 3^L more
-    # points would cost more than they find); the others get both
-    settle = np.ones(len(S), dtype=bool)
-    if not explicit:
-        settle[1:1 + len(S) - 1 - int(n_starts)] = False
+    max_rounds, deflation, on_incomplete = _search_options(tol, explicit, max_rounds, deflation, on_incomplete,
+                                                           settle_steps)
+    search = _Search(view, net_, mu, tol, np.random.default_rng(seed))
+    S, settle = search.first_starts(starts, n_starts)
     tried, rounds, n_more = 0, 0, max(int(n_starts), len(S))
     while True:
         rounds += 1
         tried += len(S)
-        for p0, settle_it in zip(S, settle):
-            p, ok = solve_equilibrium(view, p0, tol=1e-13)
-            if ok:
-                add(p)
-            if settle_steps and settle_it:
-                _, P = dual_dynamics(view, p0, t_end=settle_steps * 0.5, dt=0.5, gain=s / net_.c,
-                                     record_every=10 ** 9)
-                p, ok = solve_equilibrium(view, P[-1], tol=1e-13)
-                if ok:
-                    add(p)
-        if deflation and found:
-            # deflated solves from the uniform price and from just beside each equilibrium
-            # found (where a nearby one, e.g. the unstable partner of a stable one, is likeliest)
-            todo = [np.full(net_.L, s)] + [f * g for f in found for g in (1.1, 0.9)]
-            while todo:
-                q, ok = _deflated_newton(*net_mu, todo.pop(0), found, s)
-                if ok:
-                    p, ok = solve_equilibrium(view, q, tol=1e-13)
-                    if ok and add(p):
-                        todo += [p * 1.1, p * 0.9]
-        total = index_sum()
+        search.solve_from(S, settle, settle_steps)
+        if deflation and search.found:
+            search.deflate()
+        total = search.index_sum()
         if total is None or total == 1 or rounds >= int(max_rounds):
             break
         n_more *= 2
-        S = draw(n_more)
+        S = search.draw(n_more)
         settle = np.ones(len(S), dtype=bool)
-    order = sorted(range(len(found)), key=lambda k: tuple(np.round(found[k] / s, 9)))
-    result = EquilibriumSet([records.get(k) or classify(view, found[k], scale=s) for k in order],
-                            total, rounds, tried)
+    result = search.result(total, rounds, tried)
     if result.complete is False:
         msg = (f"equilibria: the indices of the {len(result)} equilibria found sum to {total}, not 1: "
                f"at least one equilibrium is missing after {rounds} rounds and {tried} starts "
@@ -498,3 +430,107 @@ def equilibria(net, starts=None, n_starts: int = 32, seed: int = 0, mu=None, set
 
             warnings.warn(msg, IncompleteEquilibria, stacklevel=2)
     return result
+
+
+def _search_options(tol, explicit: bool, max_rounds, deflation, on_incomplete, settle_steps):
+    """equilibria()'s search options checked, with their defaults (which differ with
+    explicit starts): (max_rounds, deflation, on_incomplete)."""
+    if not (tol > 0):
+        raise ValueError(f"tol must be positive, got {tol}")
+    max_rounds = (1 if explicit else 6) if max_rounds is None else max_rounds
+    deflation = (not explicit) if deflation is None else bool(deflation)
+    on_incomplete = ("ignore" if explicit else "warn") if on_incomplete is None else on_incomplete
+    if int(max_rounds) < 1:
+        raise ValueError(f"max_rounds must be >= 1, got {max_rounds}")
+    if on_incomplete not in ("warn", "raise", "ignore"):
+        raise ValueError(f"on_incomplete must be 'warn', 'raise' or 'ignore', got {on_incomplete!r}")
+    if int(settle_steps) < 0:
+        raise ValueError(f"settle_steps must be >= 0, got {settle_steps}")
+    return max_rounds, deflation, on_incomplete
+
+
+class _Search:
+    """The equilibria of one network found so far (distinct, each satisfying eq. 7 to
+    ``tol``), their classification, and the ways of finding more."""
+
+    def __init__(self, view, net_, mu, tol: float, rng):
+        self.view, self.net_, self.mu, self.tol, self.rng = view, net_, mu, tol, rng
+        self.s = price_scale(view)
+        self.found: list[np.ndarray] = []
+        self.records: dict[int, Equilibrium] = {}
+
+    def draw(self, n):
+        """n prices drawn log-uniformly in [s/10, 10 s]^L."""
+        return self.s * np.exp(self.rng.uniform(np.log(0.1), np.log(10.0), size=(int(n), self.net_.L)))
+
+    def first_starts(self, starts, n_starts):
+        """The first round's starts, and which of them also get the dual dynamics: the
+        structured starts get the direct Newton solve only (dual dynamics from 3^L more
+        points would cost more than they find); the others get both."""
+        s, L = self.s, self.net_.L
+        if starts is None:
+            if int(n_starts) < 1:
+                raise ValueError(f"n_starts must be >= 1, got {n_starts}")
+            S = np.vstack([np.full(L, s), _start_grid(L, s, int(n_starts)), self.draw(n_starts)])
+        else:
+            S = np.asarray(starts, dtype=float)
+            if S.ndim != 2 or S.shape[1] != L or not np.all(np.isfinite(S)) or np.any(S < 0):
+                raise ValueError(f"starts must be a (K, {L}) array of finite prices >= 0")
+        settle = np.ones(len(S), dtype=bool)
+        if starts is None:
+            settle[1:1 + len(S) - 1 - int(n_starts)] = False
+        return S, settle
+
+    def add(self, p) -> bool:
+        """Keep p if it is an equilibrium not found yet."""
+        if equilibrium_residual(self.view, p) > self.tol:
+            return False
+        for f in self.found:
+            if np.max(np.abs(f - p)) <= 1e-6 * (self.s + np.max(p)):
+                return False
+        self.found.append(p)
+        return True
+
+    def solve_from(self, S, settle, settle_steps: int) -> None:
+        """Newton from every start, and again after the dual dynamics where ``settle``."""
+        view, s = self.view, self.s
+        for p0, settle_it in zip(S, settle):
+            p, ok = solve_equilibrium(view, p0, tol=1e-13)
+            if ok:
+                self.add(p)
+            if settle_steps and settle_it:
+                _, P = dual_dynamics(view, p0, t_end=settle_steps * 0.5, dt=0.5, gain=s / self.net_.c,
+                                     record_every=10 ** 9)
+                p, ok = solve_equilibrium(view, P[-1], tol=1e-13)
+                if ok:
+                    self.add(p)
+
+    def deflate(self) -> None:
+        """Deflated solves from the uniform price and from just beside each equilibrium
+        found (where a nearby one, e.g. the unstable partner of a stable one, is likeliest)."""
+        s = self.s
+        todo = [np.full(self.net_.L, s)] + [f * g for f in self.found for g in (1.1, 0.9)]
+        while todo:
+            q, ok = _deflated_newton(self.net_, self.mu, todo.pop(0), self.found, s)
+            if ok:
+                p, ok = solve_equilibrium(self.view, q, tol=1e-13)
+                if ok and self.add(p):
+                    todo += [p * 1.1, p * 0.9]
+
+    def index_sum(self):
+        """The sum of the indices of the equilibria found (None: one is not regular)."""
+        total = 0
+        for k, p in enumerate(self.found):
+            if k not in self.records:
+                self.records[k] = classify(self.view, p, scale=self.s)
+            if self.records[k].index is None:
+                return None
+            total += self.records[k].index
+        return total
+
+    def result(self, total, rounds: int, tried: int) -> EquilibriumSet:
+        """The equilibria found, sorted by price vector."""
+        found, s = self.found, self.s
+        order = sorted(range(len(found)), key=lambda k: tuple(np.round(found[k] / s, 9)))
+        return EquilibriumSet([self.records.get(k) or classify(self.view, found[k], scale=s) for k in order],
+                              total, rounds, tried)

@@ -189,6 +189,36 @@ def two_timescale_batch(nets: Sequence[Network], w=None, kappa=0.5, T: float = 5
     p0: starting prices (B, L), default 1. mu0: starting scalers (B, N), default 1.
     dt: fast time step (> 0). seed: seed of the asynchronous draws.
     """
+    nets = _same_shaped(nets)
+    if not (0 < kappa <= 1):
+        raise ValueError(f"kappa must lie in (0, 1], got {kappa}")
+    _check_schedule(T, steps, asynchronous)
+    if not (dt > 0):
+        raise ValueError(f"dt must be positive, got {dt}")
+    st = _Stacked(nets)
+    W, p, mu = st.start(w, p0, mu0)
+    rng = np.random.default_rng(seed)
+    n_fast = max(1, int(np.ceil(T / dt - 1e-9)))
+    h = T / n_fast
+    P, MU, X = [p.copy()], [mu.copy()], [st.rates(p, mu)[2]]
+    for _ in range(int(steps)):
+        for _ in range(n_fast):
+            p = st.fast_step(p, mu, h)
+        target = st.target(p, W)
+        move = np.isfinite(target)
+        if asynchronous is not None:
+            move &= rng.random((st.B, st.N)) < asynchronous
+        X.append(st.rates(p, mu)[2])
+        mu = np.where(move, mu + kappa * (np.where(move, target, mu) - mu), mu)
+        P.append(p.copy())
+        MU.append(mu.copy())
+    return BatchResult(t_slow=np.arange(int(steps) + 1) * T, p=np.stack(P, axis=1), mu=np.stack(MU, axis=1),
+                       x=np.stack(X, axis=1))
+
+
+def _same_shaped(nets) -> list:
+    """The networks as a list, checked: the same numbers of links, sources and protocols,
+    power-law mappings and alpha-fair utilities only."""
     nets = list(nets)
     if not nets or not all(isinstance(n, Network) for n in nets):
         raise ValueError("nets must be a non-empty list of Network")
@@ -198,71 +228,71 @@ def two_timescale_batch(nets: Sequence[Network], w=None, kappa=0.5, T: float = 5
             raise ValueError("nets must all have the same numbers of links, sources and protocols")
         if not (n._all_power and n._all_alpha_fair):
             raise ValueError("nets must use power-law mappings and alpha-fair utilities only")
-    if not (0 < kappa <= 1):
-        raise ValueError(f"kappa must lie in (0, 1], got {kappa}")
-    _check_schedule(T, steps, asynchronous)
-    if not (dt > 0):
-        raise ValueError(f"dt must be positive, got {dt}")
-    B = len(nets)
-    W = np.ones((B, N)) if w is None else np.broadcast_to(np.asarray(w, float), (B, N)).copy()
-    if np.any(~np.isfinite(W)) or np.any(W <= 0):
-        raise ValueError("w must be positive and finite")
-    K = np.stack([n._pk for n in nets])                         # (B, J, L)
-    A = np.stack([n._pa for n in nets])
-    R = np.stack([n.R for n in nets])                           # (B, L, N)
-    onehot = np.stack([(n.protocol[None, :] == np.arange(J)[:, None]).astype(float) for n in nets])
-    Rj = R[:, None, :, :] * onehot[:, :, None, :]               # (B, J, L, N)
-    RjT = np.ascontiguousarray(Rj.transpose(0, 1, 3, 2))
-    c = np.stack([n.c for n in nets])
-    al = np.stack([n._alpha for n in nets])
-    be = np.stack([n._beta for n in nets])
-    cap = np.stack([n.rate_cap for n in nets])
-    p = np.ones((B, L)) if p0 is None else np.asarray(p0, float).copy()
-    if p.shape != (B, L) or np.any(~np.isfinite(p)) or np.any(p < 0):
-        raise ValueError(f"p0 must be a ({B}, {L}) array of finite prices >= 0")
-    mu = np.ones((B, N)) if mu0 is None else np.asarray(mu0, float).copy()
-    if mu.shape != (B, N) or np.any(~np.isfinite(mu)) or np.any(mu <= 0):
-        raise ValueError(f"mu0 must be a ({B}, {N}) array of positive scalers")
-    rng = np.random.default_rng(seed)
-    n_fast = max(1, int(np.ceil(T / dt - 1e-9)))
-    h = T / n_fast
+    return nets
 
-    def rates(p, mu):
-        M = K * np.power(p[:, None, :], A)
-        q = np.einsum("bjl,bjln->bn", M, Rj) / mu
+
+class _Stacked:
+    """B networks of one shape, their arrays stacked along a first axis, for Algorithm 2's
+    dynamics vectorised over the batch."""
+
+    def __init__(self, nets: list):
+        self.B, self.L, self.N, J = len(nets), nets[0].L, nets[0].N, nets[0].J
+        self.K = np.stack([n._pk for n in nets])                    # (B, J, L)
+        self.A = np.stack([n._pa for n in nets])
+        self.R = np.stack([n.R for n in nets])                      # (B, L, N)
+        onehot = np.stack([(n.protocol[None, :] == np.arange(J)[:, None]).astype(float) for n in nets])
+        self.Rj = self.R[:, None, :, :] * onehot[:, :, None, :]     # (B, J, L, N)
+        self.RjT = np.ascontiguousarray(self.Rj.transpose(0, 1, 3, 2))
+        self.c = np.stack([n.c for n in nets])
+        self.al = np.stack([n._alpha for n in nets])
+        self.be = np.stack([n._beta for n in nets])
+        self.cap = np.stack([n.rate_cap for n in nets])
+
+    def start(self, w, p0, mu0):
+        """The weights (B, N), starting prices (B, L) and scalers (B, N), checked."""
+        B, L, N = self.B, self.L, self.N
+        W = np.ones((B, N)) if w is None else np.broadcast_to(np.asarray(w, float), (B, N)).copy()
+        if np.any(~np.isfinite(W)) or np.any(W <= 0):
+            raise ValueError("w must be positive and finite")
+        p = np.ones((B, L)) if p0 is None else np.asarray(p0, float).copy()
+        if p.shape != (B, L) or np.any(~np.isfinite(p)) or np.any(p < 0):
+            raise ValueError(f"p0 must be a ({B}, {L}) array of finite prices >= 0")
+        mu = np.ones((B, N)) if mu0 is None else np.asarray(mu0, float).copy()
+        if mu.shape != (B, N) or np.any(~np.isfinite(mu)) or np.any(mu <= 0):
+            raise ValueError(f"mu0 must be a ({B}, {N}) array of positive scalers")
+        return W, p, mu
+
+    def rates(self, p, mu):
+        """The effective prices m^j(p), the sources' scaled prices q (floored) and rates x."""
+        M = self.K * np.power(p[:, None, :], self.A)
+        q = np.einsum("bjl,bjln->bn", M, self.Rj) / mu
         qs = np.maximum(q, 1e-300)
         with np.errstate(over="ignore", divide="ignore"):
-            x = np.power(be / qs, 1.0 / al)
+            x = np.power(self.be / qs, 1.0 / self.al)
         return M, qs, x
 
-    P, MU, X = [p.copy()], [mu.copy()], [rates(p, mu)[2]]
-    for _ in range(int(steps)):
-        for _ in range(n_fast):
-            M, qs, x = rates(p, mu)
-            capped = x >= cap
-            x = np.minimum(x, cap)
-            dx = np.where(capped, 0.0, -x / (al * qs)) / mu
-            with np.errstate(divide="ignore", invalid="ignore"):
-                Dm = np.where(A == 1.0, K, K * A * np.power(p[:, None, :], A - 1.0))
-            Dm = np.where(np.isfinite(Dm), Dm, 0.0)
-            # dy/dp: J_lk = sum_j sum_n Rj_ln dx_n Rj_kn m_k^j'(p_k), as batched matrix products
-            J = (((Rj * dx[:, None, None, :]) @ RjT) * Dm[:, :, None, :]).sum(axis=1)
-            f = np.einsum("bln,bn->bl", R, x) - c
-            p = np.maximum(p + rosenbrock_step(p, f, J, h), 0.0)
-        M = K * np.power(p[:, None, :], A)
-        num = np.einsum("bjl,bjln->bn", M, Rj)
-        den = np.einsum("bl,bln->bn", p, R)
+    def fast_step(self, p, mu, h: float):
+        """One Rosenbrock step of length h of the price dynamics (eq. 4)."""
+        K, A, Rj = self.K, self.A, self.Rj
+        M, qs, x = self.rates(p, mu)
+        capped = x >= self.cap
+        x = np.minimum(x, self.cap)
+        dx = np.where(capped, 0.0, -x / (self.al * qs)) / mu
         with np.errstate(divide="ignore", invalid="ignore"):
-            target = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan) / W
-        move = np.isfinite(target)
-        if asynchronous is not None:
-            move &= rng.random((B, N)) < asynchronous
-        X.append(rates(p, mu)[2])
-        mu = np.where(move, mu + kappa * (np.where(move, target, mu) - mu), mu)
-        P.append(p.copy())
-        MU.append(mu.copy())
-    return BatchResult(t_slow=np.arange(int(steps) + 1) * T, p=np.stack(P, axis=1), mu=np.stack(MU, axis=1),
-                       x=np.stack(X, axis=1))
+            Dm = np.where(A == 1.0, K, K * A * np.power(p[:, None, :], A - 1.0))
+        Dm = np.where(np.isfinite(Dm), Dm, 0.0)
+        # dy/dp: J_lk = sum_j sum_n Rj_ln dx_n Rj_kn m_k^j'(p_k), as batched matrix products
+        J = (((Rj * dx[:, None, None, :]) @ self.RjT) * Dm[:, :, None, :]).sum(axis=1)
+        f = np.einsum("bln,bn->bl", self.R, x) - self.c
+        return np.maximum(p + rosenbrock_step(p, f, J, h), 0.0)
+
+    def target(self, p, W):
+        """Algorithm 2 step 2's scaler target at prices p (NaN where the source sees no price)."""
+        M = self.K * np.power(p[:, None, :], self.A)
+        num = np.einsum("bjl,bjln->bn", M, self.Rj)
+        den = np.einsum("bl,bln->bn", p, self.R)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan) / W
 
 
 def slow_map_jacobian(net: Network, w=None) -> np.ndarray:

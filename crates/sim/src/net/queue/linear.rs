@@ -2,7 +2,7 @@
 //! "Heterogeneous congestion control: efficiency, fairness and design" (§II-B,
 //! eq. (2)): every packet is marked with probability p(b), linear in the average
 //! queue b between two thresholds and constant above.
-use super::{check_profile, fit, read_limit, read_mean_packet, read_number, read_thresholds, signal, Arrival, Average, LinkSpeed, QueueConfig, QueueDiscipline, DropTail, Unit, Verdict};
+use super::{read_limit, read_mean_packet, read_number, read_thresholds, signal, Arrival, Average, LinkSpeed, Profile, QueueConfig, QueueDiscipline, DropTail, Verdict};
 use crate::net::packet::Packet;
 use crate::settings::{Result, Table};
 use cclab_rng::Xoshiro256pp;
@@ -12,18 +12,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Linear {
-    /// The buffer (default: drop-tail's 1000 packets).
-    pub limit_packets: Option<u64>,
-    pub limit_bytes: Option<u64>,
-    pub unit: Unit,
-    pub min_th: f64,
-    pub max_th: f64,
-    /// 1/K: the probability at and above max_th.
-    pub max_p: f64,
-    /// w_q of the average queue b (1: the instantaneous queue).
-    pub weight: f64,
-    /// Idle time is counted in transmissions of this many bytes.
-    pub mean_packet_bytes: u32,
+    /// The buffer (default: drop-tail's 1000 packets); the thresholds; 1/K, the
+    /// probability at and above max_th; w_q of the average queue b (default 0.002);
+    /// the typical packet (500 bytes).
+    #[serde(flatten)]
+    pub profile: Profile,
     /// Mark ECN-capable packets (drop the others); false: drop every one chosen.
     pub ecn: bool,
 }
@@ -35,32 +28,29 @@ impl Linear {
         let d = DropTail::default();
         let (limit_packets, limit_bytes) = read_limit(t, rate_bps, (d.limit_packets, d.limit_bytes))?;
         let (unit, min_th, max_th) = read_thresholds(t, rate_bps, None)?;
+        let max_p = read_number(t, "max_p", None, "the marking probability at max_th (1/K in eq. 2), e.g. 1e-4")?;
+        let weight = read_number(t, "weight", Some(0.002), "")?;
+        let mean_packet_bytes = read_mean_packet(t, 500)?;
         Ok(Linear {
-            limit_packets,
-            limit_bytes,
-            unit,
-            min_th,
-            max_th,
-            max_p: read_number(t, "max_p", None, "the marking probability at max_th (1/K in eq. 2), e.g. 1e-4")?,
-            weight: read_number(t, "weight", Some(0.002), "")?,
-            mean_packet_bytes: read_mean_packet(t, 500)?,
+            profile: Profile { limit_packets, limit_bytes, unit, min_th, max_th, max_p, weight, mean_packet_bytes },
             ecn: t.or("ecn", true)?,
         })
     }
 
     /// Check the parameters; on failure, the key at fault and what is wrong.
     pub fn validate(&self) -> std::result::Result<(), (&'static str, String)> {
-        check_profile(self.min_th, self.max_th, self.max_p, self.weight, self.mean_packet_bytes)
+        self.profile.check()
     }
 
     /// Eq. (2): p(b) = 0 for b ≤ b_, (1/K)(b − b_)/(b̄ − b_) between, 1/K for b ≥ b̄.
     pub fn p(&self, b: f64) -> f64 {
-        if b <= self.min_th {
+        let c = &self.profile;
+        if b <= c.min_th {
             0.0
-        } else if b >= self.max_th {
-            self.max_p
+        } else if b >= c.max_th {
+            c.max_p
         } else {
-            self.max_p * (b - self.min_th) / (self.max_th - self.min_th)
+            c.rise(b)
         }
     }
 }
@@ -74,7 +64,7 @@ pub struct LinearState {
 
 impl LinearState {
     pub fn new(cfg: &Linear, rate_bps: u64, rng: Xoshiro256pp) -> LinearState {
-        LinearState { avg: Average::new(cfg.weight, rate_bps, cfg.mean_packet_bytes), cfg: cfg.clone(), rng }
+        LinearState { avg: cfg.profile.average(rate_bps), cfg: cfg.clone(), rng }
     }
 
     /// Decide on an arrival: a mark (or drop) with probability p(b), each packet
@@ -83,9 +73,9 @@ impl LinearState {
     #[cold]
     pub fn admit(&mut self, a: &Arrival) -> Verdict {
         let c = &self.cfg;
-        let p = c.p(self.avg.update(c.unit.of(a) as f64, a.idle));
+        let p = c.p(self.avg.update(c.profile.unit.of(a) as f64, a.idle));
         let verdict = if p > 0.0 && self.rng.uniform() < p { signal(c.ecn, a.ect) } else { Verdict::Enqueue };
-        fit(verdict, c.limit_packets, c.limit_bytes, a)
+        c.profile.fit(verdict, a)
     }
 }
 
@@ -103,7 +93,7 @@ impl QueueConfig for Linear {
     }
 
     fn limits(&self) -> (Option<u64>, Option<u64>) {
-        (self.limit_packets, self.limit_bytes)
+        self.profile.limits()
     }
 
     fn start(&self, rate_bps: u64, rng: Xoshiro256pp) -> Box<LinearState> {
@@ -128,7 +118,8 @@ mod tests {
     /// 10000), link 2-3 (0, 1500, 10), buffers of 1500 packets.
     fn example(outer: bool, weight: f64) -> Linear {
         let (min_th, max_p) = if outer { (300.0, 1e-4) } else { (0.0, 0.1) };
-        Linear { limit_packets: Some(1500), limit_bytes: None, unit: Unit::Packets, min_th, max_th: 1500.0, max_p, weight, mean_packet_bytes: 500, ecn: true }
+        let profile = Profile { limit_packets: Some(1500), limit_bytes: None, unit: crate::net::queue::Unit::Packets, min_th, max_th: 1500.0, max_p, weight, mean_packet_bytes: 500 };
+        Linear { profile, ecn: true }
     }
 
     fn arrival(q: u64, ect: bool) -> Arrival {

@@ -13,6 +13,7 @@ mod average;
 mod discipline;
 mod droptail;
 mod linear;
+mod profile;
 pub mod rcp;
 mod red;
 mod red_auto;
@@ -21,6 +22,7 @@ mod registry;
 pub use average::Average;
 pub use droptail::DropTail;
 pub use linear::{Linear, LinearState};
+pub use profile::Profile;
 pub use rcp::{Rcp, RcpState};
 pub use red::{Red, RedState};
 pub use discipline::{LinkSpeed, QueueConfig, QueueDiscipline, Waiting};
@@ -181,28 +183,6 @@ fn read_threshold(t: &mut Table, rate_bps: u64, key: &'static str) -> Result<Opt
         Some(QueueLimit::Time(d)) => Some((Unit::Bytes, bytes_in(rate_bps, d) as f64)),
         None => None,
     })
-}
-
-/// Check the parameters the active queues share; on failure, the key and what is wrong.
-fn check_profile(min_th: f64, max_th: f64, max_p: f64, weight: f64, mean_packet_bytes: u32) -> std::result::Result<(), (&'static str, String)> {
-    if !(min_th.is_finite() && min_th >= 0.0) {
-        return Err(("min_th", format!("expected a queue size of at least 0, got {min_th}")));
-    }
-    if !(max_th.is_finite() && max_th > min_th) {
-        return Err(("max_th", format!("must be above min_th ({min_th}), got {max_th}")));
-    }
-    if !(max_p > 0.0 && max_p <= 1.0) {
-        return Err(("max_p", format!("expected a number in (0, 1], got {max_p}")));
-    }
-    if !(weight > 0.0 && weight <= 1.0) {
-        return Err(("weight", format!("expected a number in (0, 1], got {weight}")));
-    }
-    // (A scenario's `mean_packet_size` is refused when read; this is the
-    // canonical configuration's key.)
-    if mean_packet_bytes == 0 {
-        return Err(("mean_packet_bytes", "expected a positive number of bytes, got 0".into()));
-    }
-    Ok(())
 }
 
 /// A `mean_packet_size` (whole bytes), or `default`.

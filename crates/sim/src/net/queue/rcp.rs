@@ -19,10 +19,11 @@
 //! paper used: the initial R (5% of the link rate), the lower clip of R, the
 //! gain of the RTT average and the interval's start at the first update. The
 //! choices and deviations are listed in docs/protocols.md (RCP).
-use super::{err, overflows, read_limit, read_number, Arrival, DropTail, LinkSpeed, QueueConfig, QueueDiscipline, Verdict, Waiting};
+use super::{overflows, read_limit, read_number, Arrival, DropTail, LinkSpeed, QueueConfig, QueueDiscipline, Verdict, Waiting};
 use crate::engine::SimTime;
 use crate::net::packet::{Packet, ACK, DATAGRAM};
-use crate::settings::{Duration, Result, Table};
+use crate::settings::readers::positive_time;
+use crate::settings::{Result, Table};
 use cclab_rng::Xoshiro256pp;
 use serde::{Deserialize, Serialize};
 
@@ -86,8 +87,8 @@ impl Rcp {
             alpha: read_number(t, "alpha", Some(d.alpha), "")?,
             beta: read_number(t, "beta", Some(d.beta), "")?,
             target_utilization: read_number(t, "target_utilization", Some(d.target_utilization), "")?,
-            interval: read_time(t, "interval", d.interval)?,
-            initial_rtt: read_time(t, "initial_rtt", d.initial_rtt)?,
+            interval: positive_time(t, "interval", d.interval)?,
+            initial_rtt: positive_time(t, "initial_rtt", d.initial_rtt)?,
             initial_rate: read_number(t, "initial_rate", Some(d.initial_rate), "")?,
             min_queue: t.or("min_queue", d.min_queue)?,
         })
@@ -117,14 +118,6 @@ impl Rcp {
     }
 }
 
-/// A positive time `key` of at most 1e9 s, or `default`.
-pub fn read_time(t: &mut Table, key: &'static str, default: SimTime) -> Result<SimTime> {
-    match t.get::<Duration>(key)? {
-        None => Ok(default),
-        Some(v) if v.0 > SimTime::ZERO && v.0 <= SimTime::LONGEST => Ok(v.0),
-        Some(v) => err(t.key_path(key), format!("expected a positive time of at most 1e9 s, got {} ns", v.0 .0)),
-    }
-}
 
 /// Whether a packet is an RCP datagram: data or probe from an RCP sender (a
 /// datagram that is not feedback and carries a rate field).

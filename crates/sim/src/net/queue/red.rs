@@ -3,7 +3,7 @@
 //! the rules ns-2's `queue/red.cc` and ns-3 3.44's `RedQueueDisc` add where the
 //! paper is silent (docs/protocols.md, "RED", lists each).
 use super::red_auto;
-use super::{check_profile, fit, read_limit, read_mean_packet, read_number, read_threshold, read_thresholds, signal, Arrival, Average, LinkSpeed, QueueConfig, QueueDiscipline, Unit, Verdict};
+use super::{read_limit, read_mean_packet, read_number, read_threshold, read_thresholds, signal, Arrival, Average, LinkSpeed, Profile, QueueConfig, QueueDiscipline, Unit, Verdict};
 use crate::engine::SimTime;
 use crate::net::packet::Packet;
 use crate::settings::{Result, Table};
@@ -15,21 +15,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Red {
-    /// The buffer (`MaxSize`, 25 packets): a packet that does not fit is dropped.
-    pub limit_packets: Option<u64>,
-    pub limit_bytes: Option<u64>,
-    /// What the average and the thresholds count (ns-3: the unit of `MaxSize`).
-    pub unit: Unit,
-    /// min_th and max_th of the average queue (`MinTh` 5, `MaxTh` 15).
-    pub min_th: f64,
-    pub max_th: f64,
-    /// The early-drop probability at max_th (1 / `LInterm`, 1/50).
-    pub max_p: f64,
-    /// w_q, the weight of a sample in the average (`QW` 0.002).
-    pub weight: f64,
-    /// The typical packet: idle time is counted in its transmissions, and in byte
-    /// mode it scales the count and the probability (`MeanPktSize` 500).
-    pub mean_packet_bytes: u32,
+    /// The buffer (`MaxSize`, 25 packets); the unit of the average (ns-3: the unit
+    /// of `MaxSize`); min_th and max_th (`MinTh` 5, `MaxTh` 15); the early-drop
+    /// probability at max_th (1 / `LInterm`, 1/50); w_q (`QW` 0.002); the typical
+    /// packet, which in byte mode also scales the count and the probability
+    /// (`MeanPktSize` 500).
+    #[serde(flatten)]
+    pub profile: Profile,
     /// From max_th to 2·max_th the probability rises from max_p to 1 (`Gentle`, true).
     pub gentle: bool,
     /// Spread drops so that at least 1/p_b packets pass between two (`Wait`, true).
@@ -43,14 +35,16 @@ pub struct Red {
 impl Default for Red {
     fn default() -> Self {
         Red {
-            limit_packets: Some(25),
-            limit_bytes: None,
-            unit: Unit::Packets,
-            min_th: 5.0,
-            max_th: 15.0,
-            max_p: 1.0 / 50.0,
-            weight: 0.002,
-            mean_packet_bytes: 500,
+            profile: Profile {
+                limit_packets: Some(25),
+                limit_bytes: None,
+                unit: Unit::Packets,
+                min_th: 5.0,
+                max_th: 15.0,
+                max_p: 1.0 / 50.0,
+                weight: 0.002,
+                mean_packet_bytes: 500,
+            },
             gentle: true,
             wait: true,
             ecn: false,
@@ -90,8 +84,9 @@ impl Red {
     /// gentle, wait, ecn, hard_drop }` (every key optional) for a link of `rate_bps`
     /// and `delay` (which the automatic weight uses).
     pub fn read(t: &mut Table, rate_bps: u64, delay: SimTime) -> Result<Red> {
-        let d = Red::default();
-        let (limit_packets, limit_bytes) = read_limit(t, rate_bps, (d.limit_packets, d.limit_bytes))?;
+        let red = Red::default();
+        let d = &red.profile;
+        let (limit_packets, limit_bytes) = read_limit(t, rate_bps, d.limits())?;
         let mean_packet_bytes = read_mean_packet(t, d.mean_packet_bytes)?;
         let (unit, min_th, max_th) = read_red_thresholds(t, rate_bps, mean_packet_bytes, (d.min_th, d.max_th))?;
         let weight = if is_auto(t, "weight") {
@@ -99,37 +94,32 @@ impl Red {
         } else {
             read_number(t, "weight", Some(d.weight), "")?
         };
+        let max_p = read_number(t, "max_p", Some(d.max_p), "")?;
         Ok(Red {
-            limit_packets,
-            limit_bytes,
-            unit,
-            min_th,
-            max_th,
-            max_p: read_number(t, "max_p", Some(d.max_p), "")?,
-            weight,
-            mean_packet_bytes,
-            gentle: t.or("gentle", d.gentle)?,
-            wait: t.or("wait", d.wait)?,
-            ecn: t.or("ecn", d.ecn)?,
-            hard_drop: t.or("hard_drop", d.hard_drop)?,
+            profile: Profile { limit_packets, limit_bytes, unit, min_th, max_th, max_p, weight, mean_packet_bytes },
+            gentle: t.or("gentle", red.gentle)?,
+            wait: t.or("wait", red.wait)?,
+            ecn: t.or("ecn", red.ecn)?,
+            hard_drop: t.or("hard_drop", red.hard_drop)?,
         })
     }
 
     /// Check the parameters; on failure, the key at fault and what is wrong.
     pub fn validate(&self) -> std::result::Result<(), (&'static str, String)> {
-        check_profile(self.min_th, self.max_th, self.max_p, self.weight, self.mean_packet_bytes)
+        self.profile.check()
     }
 
     /// p_b, the probability before spreading, at average queue `avg` (below the
     /// forced region): 0 below min_th, max_p (avg − min_th)/(max_th − min_th) up to
     /// max_th, then with `gentle` from max_p at max_th to 1 at 2·max_th.
     pub fn p_b(&self, avg: f64) -> f64 {
-        let p = if avg < self.min_th {
+        let c = &self.profile;
+        let p = if avg < c.min_th {
             0.0
-        } else if avg < self.max_th {
-            self.max_p * (avg - self.min_th) / (self.max_th - self.min_th)
+        } else if avg < c.max_th {
+            c.rise(avg)
         } else if self.gentle {
-            self.max_p + (1.0 - self.max_p) * (avg - self.max_th) / self.max_th
+            c.max_p + (1.0 - c.max_p) * (avg - c.max_th) / c.max_th
         } else {
             1.0
         };
@@ -139,9 +129,9 @@ impl Red {
     /// The average from which every arrival is dropped (or marked, without `hard_drop`).
     fn forced_from(&self) -> f64 {
         if self.gentle {
-            2.0 * self.max_th
+            2.0 * self.profile.max_th
         } else {
-            self.max_th
+            self.profile.max_th
         }
     }
 }
@@ -160,7 +150,7 @@ pub struct RedState {
 
 impl RedState {
     pub fn new(cfg: &Red, rate_bps: u64, rng: Xoshiro256pp) -> RedState {
-        RedState { avg: Average::new(cfg.weight, rate_bps, cfg.mean_packet_bytes), cfg: cfg.clone(), count: 0, count_bytes: 0, old: false, rng }
+        RedState { avg: cfg.profile.average(rate_bps), cfg: cfg.clone(), count: 0, count_bytes: 0, old: false, rng }
     }
 
     /// Decide on an arrival (ns-3's `RedQueueDisc::DoEnqueue`). Never inlined, so
@@ -168,13 +158,13 @@ impl RedState {
     #[inline(never)]
     #[cold]
     pub fn admit(&mut self, a: &Arrival) -> Verdict {
-        let q = self.cfg.unit.of(a);
+        let q = self.cfg.profile.unit.of(a);
         let avg = self.avg.update(q as f64, a.idle);
         self.count += 1;
         self.count_bytes += a.size as u64;
         let mut verdict = Verdict::Enqueue;
         // ns-2 and ns-3 never drop early while at most one packet (or byte) waits.
-        if avg >= self.cfg.min_th && q > 1 {
+        if avg >= self.cfg.profile.min_th && q > 1 {
             let c = &self.cfg;
             if avg >= c.forced_from() {
                 verdict = if c.hard_drop { Verdict::Drop } else { signal(c.ecn, a.ect) };
@@ -190,19 +180,19 @@ impl RedState {
         } else {
             self.old = false;
         }
-        fit(verdict, self.cfg.limit_packets, self.cfg.limit_bytes, a)
+        self.cfg.profile.fit(verdict, a)
     }
 
     /// p_a from p_b and the count, then the draw (ns-3's `DropEarly` and `ModifyP`).
     fn drop_early(&mut self, avg: f64, size: u32) -> bool {
-        let c = &self.cfg;
-        let p_b = c.p_b(avg);
+        let p_b = self.cfg.p_b(avg);
+        let c = &self.cfg.profile;
         let count = match c.unit {
             Unit::Packets => self.count as f64,
             // ns-3: whole typical packets' worth of the bytes since the last drop.
             Unit::Bytes => (self.count_bytes / c.mean_packet_bytes as u64) as f64,
         };
-        let mut p = spread(p_b, count, c.wait);
+        let mut p = spread(p_b, count, self.cfg.wait);
         if c.unit == Unit::Bytes && p < 1.0 {
             p *= size as f64 / c.mean_packet_bytes as f64;
         }
@@ -230,7 +220,7 @@ impl QueueConfig for Red {
     }
 
     fn limits(&self) -> (Option<u64>, Option<u64>) {
-        (self.limit_packets, self.limit_bytes)
+        self.profile.limits()
     }
 
     fn start(&self, rate_bps: u64, rng: Xoshiro256pp) -> Box<RedState> {
@@ -276,7 +266,9 @@ mod tests {
     /// RED with the average equal to the queue met (w_q = 1), thresholds 10 and 30
     /// packets and max_p 0.02: a queue of 20 gives p_b = 0.01 exactly.
     fn red(f: impl FnOnce(&mut Red)) -> RedState {
-        let mut c = Red { weight: 1.0, min_th: 10.0, max_th: 30.0, max_p: 0.02, limit_packets: Some(1000), ..Red::default() };
+        let mut c = Red::default();
+        let p = &mut c.profile;
+        (p.weight, p.min_th, p.max_th, p.max_p, p.limit_packets) = (1.0, 10.0, 30.0, 0.02, Some(1000));
         f(&mut c);
         c.validate().unwrap();
         RedState::new(&c, 10_000_000, stream(7, 0))
@@ -310,17 +302,17 @@ mod tests {
 
     #[test]
     fn defaults_are_ns3_red_queue_disc() {
-        let d = Red::default();
+        let (d, red) = (Red::default().profile, Red::default());
         assert_eq!((d.limit_packets, d.limit_bytes, d.unit), (Some(25), None, Unit::Packets));
         assert_eq!((d.min_th, d.max_th, d.max_p, d.weight, d.mean_packet_bytes), (5.0, 15.0, 0.02, 0.002, 500));
-        assert_eq!((d.gentle, d.wait, d.ecn, d.hard_drop), (true, true, false, true));
+        assert_eq!((red.gentle, red.wait, red.ecn, red.hard_drop), (true, true, false, true));
     }
 
     #[test]
     fn the_average_follows_its_ewma_on_a_deterministic_pattern() {
         // w_q = 0.01, arrivals finding 0, 1, ..., 39 waiting in turn, 25 times over:
         // avg_n = Σ_k w (1 − w)^(n−k) q_k, from zero.
-        let mut r = red(|c| c.weight = 0.01);
+        let mut r = red(|c| c.profile.weight = 0.01);
         let q: Vec<u64> = (0..1000).map(|k| k % 40).collect();
         for &x in &q {
             r.admit(&arrival(x, 1000, false));
@@ -361,7 +353,7 @@ mod tests {
         // = 1/(50 − k), so the gap is uniform on 1..49: mean 25, variance 200.
         let byte_red = |size: u32| {
             let mut r = red(|c| {
-                (c.unit, c.min_th, c.max_th, c.wait) = (Unit::Bytes, 10_000.0, 30_000.0, false);
+                (c.profile.unit, c.profile.min_th, c.profile.max_th, c.wait) = (Unit::Bytes, 10_000.0, 30_000.0, false);
             });
             gaps(&mut r, 20_000 / size as u64, size, 20_000)
         };
@@ -374,7 +366,8 @@ mod tests {
 
     #[test]
     fn the_profile_gentle_region_and_forced_drops() {
-        let c = Red { min_th: 10.0, max_th: 30.0, max_p: 0.1, ..Red::default() };
+        let mut c = Red::default();
+        (c.profile.min_th, c.profile.max_th, c.profile.max_p) = (10.0, 30.0, 0.1);
         assert_eq!(c.p_b(9.99), 0.0);
         assert!((c.p_b(20.0) - 0.05).abs() < 1e-15);
         // Gentle: max_p at max_th, then linear to 1 at 2·max_th.
@@ -425,14 +418,14 @@ mod tests {
         let mut r = red(|_| ());
         assert!((0..100).all(|_| r.admit(&arrival(1, 1000, false)) == Verdict::Enqueue));
         // The first arrival above min_th only starts the count.
-        let mut r = red(|c| (c.wait, c.max_p) = (false, 1.0));
+        let mut r = red(|c| (c.wait, c.profile.max_p) = (false, 1.0));
         assert_eq!(r.admit(&arrival(29, 1000, false)), Verdict::Enqueue);
         assert_eq!(r.count, 1);
         // The buffer drops what does not fit, whatever the average says.
-        let mut r = red(|c| (c.limit_packets, c.weight) = (Some(25), 0.002));
+        let mut r = red(|c| (c.profile.limit_packets, c.profile.weight) = (Some(25), 0.002));
         assert_eq!(r.admit(&arrival(24, 1000, false)), Verdict::Enqueue);
         assert_eq!(r.admit(&arrival(25, 1000, false)), Verdict::Drop);
-        let mut r = red(|c| (c.limit_packets, c.limit_bytes) = (None, Some(25_000)));
+        let mut r = red(|c| (c.profile.limit_packets, c.profile.limit_bytes) = (None, Some(25_000)));
         assert_eq!(r.admit(&arrival(24, 1000, false)), Verdict::Enqueue);
         assert_eq!(r.admit(&Arrival { size: 1001, ..arrival(24, 1000, false) }), Verdict::Drop);
     }

@@ -14,7 +14,8 @@
 //! (`cwnd / mss`), as the papers write it, and α is a number of packets.
 use super::{Ack, Congestion, CongestionControl, Window, WindowProtocol};
 use crate::engine::SimTime;
-use crate::settings::{describe, err, Duration, Read, Result, ScenarioError, Table, Value};
+use crate::settings::readers::{duration_or, positive_duration, positive_or};
+use crate::settings::{err, Duration, Result, Table};
 use crate::transport::state::StateVars;
 use serde::{Deserialize, Serialize};
 
@@ -98,50 +99,8 @@ impl Default for FastParams {
     }
 }
 
-/// A positive number at `key` (finite: the reader refuses NaN and infinities), at most `max`.
-fn positive(t: &mut Table, key: &'static str, what: &str, default: f64, max: f64) -> Result<f64> {
-    let v: f64 = t.or(key, default)?;
-    if v <= 0.0 {
-        return err(t.key_path(key), format!("expected {what}, got {v}"));
-    }
-    if v > max {
-        return err(t.key_path(key), format!("expected {what} of at most {max:e}, got {v}"));
-    }
-    Ok(v)
-}
 
-/// A positive duration at `key`, or `word` (returned as None).
-fn duration_or(t: &mut Table, key: &'static str, word: &str, default: Option<SimTime>) -> Result<Option<SimTime>> {
-    let path = t.key_path(key);
-    let Some(v) = t.raw(key) else { return Ok(default) };
-    if v.as_str() == Some(word) {
-        return Ok(None);
-    }
-    let expected = || format!("expected a positive duration like \"20ms\" or \"{word}\", got {}", describe(v));
-    match v {
-        Value::String(_) => {
-            let d = Duration::read(v, &path).map_err(|_| ScenarioError::new(&path, expected()))?;
-            if d.0 == SimTime::ZERO {
-                return err(path, expected());
-            }
-            Ok(Some(d.0))
-        }
-        _ => err(path, expected()),
-    }
-}
 
-/// A positive duration at `key`.
-fn positive_duration(t: &mut Table, key: &'static str, default: Option<SimTime>, what: &str) -> Result<SimTime> {
-    let d = match (t.get::<Duration>(key)?, default) {
-        (Some(d), _) => d.0,
-        (None, Some(d)) => d,
-        (None, None) => return err(t.key_path(key), format!("missing: {what}")),
-    };
-    if d == SimTime::ZERO {
-        return err(t.key_path(key), format!("expected a positive duration ({what}), got \"0s\""));
-    }
-    Ok(d)
-}
 
 impl AdaptationParams {
     /// `adaptation = { w = "125s", interval = "2min", delta = 0.1, stop_after_no_loss = "10s" }`.
@@ -237,7 +196,7 @@ impl WindowProtocol for Fast {
     /// react_to_ecn = false, adaptation = { w = "125s", ... } }`; every key optional
     /// but `adaptation.w`.
     fn read(mut t: Table) -> Result<FastParams> {
-        let alpha = positive(&mut t, "alpha", "a positive number of packets", DEFAULT_ALPHA, MAX_ALPHA)?;
+        let alpha = positive_or(&mut t, "alpha", "a positive number of packets", DEFAULT_ALPHA, MAX_ALPHA)?;
         let gamma: f64 = t.or("gamma", DEFAULT_GAMMA)?;
         if !(gamma > 0.0 && gamma <= 1.0) {
             return err(t.key_path("gamma"), format!("expected a number in (0, 1], got {gamma}"));

@@ -28,6 +28,7 @@
 use super::{Ack, Congestion, CongestionControl, Window, WindowProtocol};
 use crate::engine::SimTime;
 use crate::transport::state::StateVars;
+use crate::settings::readers::{nonnegative, pick, positive, whole};
 use crate::settings::{describe, err, Duration, Read, Result, Table};
 use serde::{Deserialize, Serialize};
 
@@ -174,50 +175,9 @@ impl LedbatParams {
     }
 }
 
-/// A name from `names`, or an error at `key` listing them.
-fn pick<T: Copy>(t: &mut Table, key: &'static str, names: &[(&str, T)]) -> Result<Option<T>> {
-    let Some(v) = t.raw(key) else { return Ok(None) };
-    let path = t.key_path(key);
-    let list = names.iter().map(|(n, _)| format!("\"{n}\"")).collect::<Vec<_>>().join(", ");
-    match v.as_str().and_then(|s| names.iter().find(|(n, _)| *n == s)) {
-        Some(&(_, x)) => Ok(Some(x)),
-        None => err(path, format!("expected one of {list}, got {}", describe(v))),
-    }
-}
 
-/// A whole number from `lo` to `hi` at `key`, if present.
-fn whole(t: &mut Table, key: &'static str, lo: u32, hi: u32) -> Result<Option<u32>> {
-    let Some(v) = t.raw(key) else { return Ok(None) };
-    let path = t.key_path(key);
-    match v.as_u64() {
-        Some(x) if (lo as u64..=hi as u64).contains(&x) => Ok(Some(x as u32)),
-        _ => err(path, format!("expected a whole number from {lo} to {hi}, got {}", describe(v))),
-    }
-}
 
-/// A finite number from 0 to `hi` at `key`, if present.
-fn nonnegative(t: &mut Table, key: &'static str, hi: f64) -> Result<Option<f64>> {
-    let Some(v) = t.raw(key) else { return Ok(None) };
-    let path = t.key_path(key);
-    let x = f64::read(v, &path)?;
-    if (0.0..=hi).contains(&x) {
-        Ok(Some(x))
-    } else {
-        err(path, format!("expected a number from 0 to {hi}, got {}", describe(v)))
-    }
-}
 
-/// A positive finite number at most `hi` at `key`, if present.
-fn positive(t: &mut Table, key: &'static str, hi: f64) -> Result<Option<f64>> {
-    let Some(v) = t.raw(key) else { return Ok(None) };
-    let path = t.key_path(key);
-    let x = f64::read(v, &path)?;
-    if x > 0.0 && x <= hi {
-        Ok(Some(x))
-    } else {
-        err(path, format!("expected a positive number at most {hi}, got {}", describe(v)))
-    }
-}
 
 /// The LEDBAT controller of one connection. Its state (about 120 bytes, and the
 /// delay lists) is boxed so that the connection of every other protocol, which

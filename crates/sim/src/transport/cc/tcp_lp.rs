@@ -54,7 +54,7 @@ pub enum Variant {
 
 /// TCP-LP's parameters (the `cc` table).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "RawParams")]
+#[serde(deny_unknown_fields)]
 pub struct TcpLpParams {
     /// `"paper"`, `"ns3"`, `"linux"` or `"ns2"`; default `"paper"`.
     pub variant: Variant,
@@ -75,62 +75,9 @@ impl Default for TcpLpParams {
     }
 }
 
-/// The parameters as written in a canonical configuration, before validation.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawParams {
-    variant: Variant,
-    delta: f64,
-    gain: f64,
-    inference_rtts: f64,
-}
-
-impl TryFrom<RawParams> for TcpLpParams {
-    type Error = String;
-    fn try_from(r: RawParams) -> std::result::Result<Self, String> {
-        let p = TcpLpParams { variant: r.variant, delta: r.delta, gain: r.gain, inference_rtts: r.inference_rtts };
-        p.check().map_err(|(key, msg)| format!("{key}: {msg}"))?;
-        Ok(p)
-    }
-}
-
 /// The largest inference time-out, in round-trip times (a bound that keeps the
 /// time-out's arithmetic far from overflow; the paper uses 3).
 const MAX_INFERENCE_RTTS: f64 = 1000.0;
-
-impl TcpLpParams {
-    /// The first invalid parameter: its key and what was expected.
-    fn check(&self) -> std::result::Result<(), (&'static str, String)> {
-        if !(0.0..=1.0).contains(&self.delta) {
-            return Err(("delta", format!("expected a number from 0 to 1, got {}", self.delta)));
-        }
-        if !(self.gain > 0.0 && self.gain <= 1.0) {
-            return Err(("gain", format!("expected a number above 0 and at most 1, got {}", self.gain)));
-        }
-        if !(0.0..=MAX_INFERENCE_RTTS).contains(&self.inference_rtts) {
-            return Err(("inference_rtts", format!("expected a number from 0 to {MAX_INFERENCE_RTTS}, got {}", self.inference_rtts)));
-        }
-        if self.variant != Variant::Paper {
-            // ns-3 and Linux smooth with shifts (gain 1/8) and compute 15 * (max - min) / 100.
-            let v = match self.variant {
-                Variant::Ns3 => "ns3",
-                Variant::Linux => "linux",
-                _ => "ns2",
-            };
-            if self.gain != 0.125 {
-                return Err(("gain", format!("the {v} variant smooths with a fixed gain of 1/8 (0.125), got {}", self.gain)));
-            }
-            let pct = self.delta * 100.0;
-            if (pct - pct.round()).abs() > 1e-9 {
-                return Err(("delta", format!("the {v} variant takes delta in whole hundredths (its threshold is 15/100), got {}", self.delta)));
-            }
-        }
-        if self.variant == Variant::Ns2 && self.inference_rtts.fract() != 0.0 {
-            return Err(("inference_rtts", format!("the ns2 variant takes a whole number of round trips (its time-out is 3 * rtt in ms), got {}", self.inference_rtts)));
-        }
-        Ok(())
-    }
-}
 
 /// TCP-LP (`protocol = "tcp_lp"`).
 #[derive(Clone, Debug)]
@@ -159,11 +106,39 @@ impl WindowProtocol for TcpLp {
             gain: t.or("gain", d.gain)?,
             inference_rtts: t.or("inference_rtts", d.inference_rtts)?,
         };
-        if let Err((key, msg)) = p.check() {
-            return err(t.key_path(key), msg);
-        }
         t.finish("the tcp_lp controller")?;
         Ok(p)
+    }
+
+    fn check(p: &TcpLpParams) -> std::result::Result<(), (&'static str, String)> {
+        if !(0.0..=1.0).contains(&p.delta) {
+            return Err(("delta", format!("expected a number from 0 to 1, got {}", p.delta)));
+        }
+        if !(p.gain > 0.0 && p.gain <= 1.0) {
+            return Err(("gain", format!("expected a number above 0 and at most 1, got {}", p.gain)));
+        }
+        if !(0.0..=MAX_INFERENCE_RTTS).contains(&p.inference_rtts) {
+            return Err(("inference_rtts", format!("expected a number from 0 to {MAX_INFERENCE_RTTS}, got {}", p.inference_rtts)));
+        }
+        if p.variant != Variant::Paper {
+            // ns-3 and Linux smooth with shifts (gain 1/8) and compute 15 * (max - min) / 100.
+            let v = match p.variant {
+                Variant::Ns3 => "ns3",
+                Variant::Linux => "linux",
+                _ => "ns2",
+            };
+            if p.gain != 0.125 {
+                return Err(("gain", format!("the {v} variant smooths with a fixed gain of 1/8 (0.125), got {}", p.gain)));
+            }
+            let pct = p.delta * 100.0;
+            if (pct - pct.round()).abs() > 1e-9 {
+                return Err(("delta", format!("the {v} variant takes delta in whole hundredths (its threshold is 15/100), got {}", p.delta)));
+            }
+        }
+        if p.variant == Variant::Ns2 && p.inference_rtts.fract() != 0.0 {
+            return Err(("inference_rtts", format!("the ns2 variant takes a whole number of round trips (its time-out is 3 * rtt in ms), got {}", p.inference_rtts)));
+        }
+        Ok(())
     }
 
     fn new(p: &TcpLpParams) -> Self {
@@ -974,8 +949,13 @@ mod tests {
         assert_eq!(w.cwnd, 2 * MSS);
     }
 
+    /// Read as a scenario's `cc` table is: the reader, then the one check.
     fn read(v: serde_json::Value) -> std::result::Result<TcpLpParams, String> {
-        TcpLp::read(Table::new(&v, "traffic[0].cc").unwrap()).map_err(|e| e.to_string())
+        match crate::transport::cc::Registry::new().read("tcp_lp", Table::new(&v, "traffic[0].cc").unwrap()) {
+            Ok(crate::transport::cc::CcConfig::TcpLp(p)) => Ok(p),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.to_string()),
+        }
     }
 
     #[test]
@@ -1007,11 +987,11 @@ mod tests {
             read(json!({"detla": 0.1})).unwrap_err(),
             "traffic[0].cc.detla: unknown key (did you mean `delta`?); the tcp_lp controller takes: variant, delta, gain, inference_rtts"
         );
-        // The canonical form is checked when read back too.
+        // The canonical form passes the same check when read back (tests/params.rs).
         let v = serde_json::to_value(TcpLpParams::default()).unwrap();
         assert_eq!(v, json!({"variant": "paper", "delta": 0.15, "gain": 0.125, "inference_rtts": 3.0}));
         assert_eq!(serde_json::from_value::<TcpLpParams>(v).unwrap(), TcpLpParams::default());
-        let e = serde_json::from_value::<TcpLpParams>(json!({"variant": "paper", "delta": 1.5, "gain": 0.125, "inference_rtts": 3.0}));
-        assert_eq!(e.unwrap_err().to_string(), "delta: expected a number from 0 to 1, got 1.5");
+        let bad = serde_json::from_value::<TcpLpParams>(json!({"variant": "paper", "delta": 1.5, "gain": 0.125, "inference_rtts": 3.0})).unwrap();
+        assert_eq!(TcpLp::check(&bad).unwrap_err(), ("delta", "expected a number from 0 to 1, got 1.5".into()));
     }
 }

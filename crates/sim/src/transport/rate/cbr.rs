@@ -2,6 +2,7 @@
 //! rate U·C/N and random start phases these are the ideally smooth senders of the
 //! lower-bounds paper.
 use super::{RateControl, RateProtocol};
+use crate::settings::units::MAX_RATE_BPS;
 use crate::settings::{Rate, Result, Table};
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +30,20 @@ impl RateProtocol for Cbr {
         let rate: Rate = t.req("rate", "the sending rate of each flow, e.g. \"1Mbps\"")?;
         t.finish("the cbr protocol")?;
         Ok(CbrParams { rate_bps: rate.0 })
+    }
+
+    fn check(p: &CbrParams) -> std::result::Result<(), (&'static str, String)> {
+        if !(p.rate_bps.is_finite() && p.rate_bps >= 0.0 && p.rate_bps <= MAX_RATE_BPS as f64) {
+            return Err(("rate_bps", format!("expected a rate from 0 to 10^15 bits per second, got {}", p.rate_bps)));
+        }
+        Ok(())
+    }
+
+    fn file_key(key: &'static str) -> &'static str {
+        match key {
+            "rate_bps" => "rate",
+            k => k,
+        }
     }
 
     fn new(p: &CbrParams) -> Self {

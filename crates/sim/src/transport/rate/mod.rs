@@ -109,6 +109,12 @@ pub trait RateProtocol: RateControl + Clone + Debug + Send + 'static {
     fn check(_params: &Self::Params) -> std::result::Result<(), (&'static str, String)> {
         Ok(())
     }
+    /// The key a scenario's `cc` table writes for the canonical key `key`, where the
+    /// two differ (a value with its unit: `beta = "64s"` is `beta_ns`), so that a
+    /// check failing after `read` names the key the user wrote.
+    fn file_key(key: &'static str) -> &'static str {
+        key
+    }
     /// A controller for one new flow.
     fn new(params: &Self::Params) -> Self;
     /// The receiving end of one new flow of `packet_bytes` datagrams (None: the
@@ -175,6 +181,9 @@ impl<T: RateProtocol> RateProtocol for Box<T> {
     fn check(params: &Self::Params) -> std::result::Result<(), (&'static str, String)> {
         T::check(params)
     }
+    fn file_key(key: &'static str) -> &'static str {
+        T::file_key(key)
+    }
     fn new(params: &Self::Params) -> Self {
         Box::new(T::new(params))
     }
@@ -221,6 +230,15 @@ impl FeedbackReceiver for Receiver {
     }
 }
 
+/// A protocol's `cc` table read, then passed through its one check, which names the
+/// key as the table writes it.
+fn read_checked<T: RateProtocol>(t: Table) -> Result<T::Params> {
+    let path = t.path().to_string();
+    let p = T::read(t)?;
+    T::check(&p).map_err(|(k, m)| ScenarioError::new(crate::settings::join(&path, T::file_key(k)), m))?;
+    Ok(p)
+}
+
 macro_rules! rate_protocols {
     ($($variant:ident => $ty:ty),* $(,)?) => {
         /// The rate controller of one flow.
@@ -254,13 +272,10 @@ macro_rules! rate_protocols {
             }
             /// Read the `cc` table of `protocol` (one of `RATE_PROTOCOLS`).
             pub fn read(protocol: &str, t: Table) -> Result<RateConfig> {
-                let path = t.path().to_string();
-                let c = match protocol {
-                    $(<$ty as RateProtocol>::NAME => <$ty>::read(t).map(RateConfig::$variant)?,)*
+                match protocol {
+                    $(<$ty as RateProtocol>::NAME => read_checked::<$ty>(t).map(RateConfig::$variant),)*
                     other => unreachable!("{other} is not a rate protocol"),
-                };
-                c.check().map_err(|(k, m)| ScenarioError::new(crate::settings::join(&path, k), m))?;
-                Ok(c)
+                }
             }
             /// The parameters' range check (`RateProtocol::check`); the key is the canonical one.
             pub fn check(&self) -> std::result::Result<(), (&'static str, String)> {

@@ -20,7 +20,7 @@
 //! iv at 2 ns or more), and comes back at s + round(B·iv + I).
 use super::{FlowStart, RateControl, RateProtocol};
 use crate::engine::SimTime;
-use crate::settings::{err, Duration, Rate, Result, Table};
+use crate::settings::{Duration, Rate, Result, Table};
 use cclab_rng::Xoshiro256pp;
 use serde::{Deserialize, Serialize};
 
@@ -145,22 +145,21 @@ impl RateProtocol for Pareto {
         let off = t.or("off", Duration(DEFAULT_OFF))?.0;
         let shape: f64 = t.or("shape", DEFAULT_SHAPE)?;
         let rate: Rate = t.req("rate", "the sending rate during a burst, e.g. \"1Mbps\"")?;
-        let p = ParetoParams { on_ns: on.0, off_ns: off.0, shape, rate_bps: rate.0 };
-        if let Err((key, m)) = p.check() {
-            let key = match key {
-                "on_ns" => "on",
-                "off_ns" => "off",
-                "rate_bps" => "rate",
-                k => k,
-            };
-            return err(t.key_path(key), m);
-        }
         t.finish("the pareto source")?;
-        Ok(p)
+        Ok(ParetoParams { on_ns: on.0, off_ns: off.0, shape, rate_bps: rate.0 })
     }
 
     fn check(p: &ParetoParams) -> std::result::Result<(), (&'static str, String)> {
         p.check()
+    }
+
+    fn file_key(key: &'static str) -> &'static str {
+        match key {
+            "on_ns" => "on",
+            "off_ns" => "off",
+            "rate_bps" => "rate",
+            k => k,
+        }
     }
 
     fn new(p: &ParetoParams) -> Self {
@@ -264,8 +263,13 @@ mod tests {
     use crate::transport::rate::Pacer;
     use serde_json::json;
 
+    /// Read as a scenario's `cc` table is: the reader, then the one check.
     fn read(cc: serde_json::Value) -> std::result::Result<ParetoParams, String> {
-        Pareto::read(Table::new(&cc, "traffic[0].cc").unwrap()).map_err(|e| e.to_string())
+        match crate::transport::rate::RateConfig::read("pareto", Table::new(&cc, "traffic[0].cc").unwrap()) {
+            Ok(crate::transport::rate::RateConfig::Pareto(p)) => Ok(p),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.to_string()),
+        }
     }
 
     #[test]

@@ -20,7 +20,8 @@
 use super::feedback::{packet_rtt, FeedbackReceiver, Report};
 use super::{FlowStart, RateControl, RateProtocol, Receiver};
 use crate::engine::SimTime;
-use crate::net::queue::rcp::{rate_field, read_time};
+use crate::net::queue::rcp::rate_field;
+use crate::settings::readers::positive_time;
 use crate::net::Packet;
 use crate::settings::{Result, Table};
 use crate::transport::state::StateVars;
@@ -75,10 +76,24 @@ impl RateProtocol for Rcp {
     /// `cc = { syn_interval = "500ms", answer_every = true }` (optional).
     fn read(mut t: Table) -> Result<RcpParams> {
         let d = RcpParams::default();
-        let syn_interval = read_time(&mut t, "syn_interval", d.syn_interval)?;
+        let syn_interval = positive_time(&mut t, "syn_interval", d.syn_interval)?;
         let answer_every = t.or("answer_every", d.answer_every)?;
         t.finish("the rcp protocol")?;
         Ok(RcpParams { syn_interval, answer_every })
+    }
+
+    fn check(p: &RcpParams) -> std::result::Result<(), (&'static str, String)> {
+        if p.syn_interval == SimTime::ZERO || p.syn_interval > SimTime::LONGEST {
+            return Err(("syn_interval_ns", format!("expected a positive time of at most 1e9 s, got {} ns", p.syn_interval.0)));
+        }
+        Ok(())
+    }
+
+    fn file_key(key: &'static str) -> &'static str {
+        match key {
+            "syn_interval_ns" => "syn_interval",
+            k => k,
+        }
     }
 
     fn new(p: &RcpParams) -> Self {

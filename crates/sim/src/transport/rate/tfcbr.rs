@@ -25,14 +25,14 @@ use super::feedback::Report;
 use super::tfrc::{TfrcParams, TfrcReceiver, TfrcSender, T_MBI};
 use super::{FlowStart, RateControl, RateProtocol, Receiver};
 use crate::engine::SimTime;
-use crate::settings::{err, Duration, Result, Table};
+use crate::settings::{Duration, Result, Table};
 use crate::transport::state::StateVars;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// TFCBR's (and RDTF's) parameters: α, β, and the TFRC it modifies.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, try_from = "RawTfcbrParams")]
+#[serde(deny_unknown_fields)]
 pub struct TfcbrParams {
     /// α, the relative sending rate: the ratio of the flow's average rate to a TCP
     /// flow's in the same environment on the time scale of β (> 0).
@@ -49,40 +49,6 @@ pub struct TfcbrParams {
     pub oscillation_reduction: bool,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawTfcbrParams {
-    alpha: f64,
-    beta_ns: SimTime,
-    q: f64,
-    discounting: bool,
-    oscillation_reduction: bool,
-}
-
-impl TryFrom<RawTfcbrParams> for TfcbrParams {
-    type Error = String;
-    fn try_from(r: RawTfcbrParams) -> std::result::Result<Self, String> {
-        check_alpha(r.alpha).map_err(|m| format!("alpha: {m}"))?;
-        check_beta(r.beta_ns).map_err(|m| format!("beta_ns: {m}"))?;
-        let tfrc = TfrcParams::try_from_parts(r.q, r.discounting, r.oscillation_reduction)?;
-        Ok(TfcbrParams::new(r.alpha, r.beta_ns, &tfrc))
-    }
-}
-
-fn check_alpha(a: f64) -> std::result::Result<(), String> {
-    if !(a.is_finite() && a > 0.0) {
-        return Err(format!("expected a positive number, got {a}"));
-    }
-    Ok(())
-}
-
-fn check_beta(b: SimTime) -> std::result::Result<(), String> {
-    if b == SimTime::ZERO || b > SimTime::LONGEST {
-        return Err(format!("expected a duration above 0 and at most 1e9 s, got {} ns", b.0));
-    }
-    Ok(())
-}
-
 impl TfcbrParams {
     fn new(alpha: f64, beta: SimTime, t: &TfrcParams) -> Self {
         TfcbrParams { alpha, beta, q: t.q, discounting: t.discounting, oscillation_reduction: t.oscillation_reduction }
@@ -96,16 +62,21 @@ impl TfcbrParams {
     /// `alpha`, `beta` (defaults given) and TFRC's keys.
     fn read(mut t: Table, alpha: f64, what: &str) -> Result<TfcbrParams> {
         let alpha: f64 = t.or("alpha", alpha)?;
-        if let Err(m) = check_alpha(alpha) {
-            return err(t.key_path("alpha"), m);
-        }
         let beta = t.get::<Duration>("beta")?.map_or(BETA, |d| d.0);
-        if let Err(m) = check_beta(beta) {
-            return err(t.key_path("beta"), m);
-        }
         let tfrc = TfrcParams::read_keys(&mut t)?;
         t.finish(what)?;
         Ok(TfcbrParams::new(alpha, beta, &tfrc))
+    }
+
+    /// The one range check: α and β, then TFRC's.
+    fn check(&self) -> std::result::Result<(), (&'static str, String)> {
+        if !(self.alpha.is_finite() && self.alpha > 0.0) {
+            return Err(("alpha", format!("expected a positive number, got {}", self.alpha)));
+        }
+        if self.beta == SimTime::ZERO || self.beta > SimTime::LONGEST {
+            return Err(("beta_ns", format!("expected a duration above 0 and at most 1e9 s, got {} ns", self.beta.0)));
+        }
+        self.tfrc().check()
     }
 }
 
@@ -188,6 +159,17 @@ impl<const RDTF: bool> RateProtocol for Tfcbr<RDTF> {
             TfcbrParams::read(t, 1.0, "the rdtf protocol")
         } else {
             TfcbrParams::read(t, 0.5, "the tfcbr protocol")
+        }
+    }
+
+    fn check(p: &TfcbrParams) -> std::result::Result<(), (&'static str, String)> {
+        p.check()
+    }
+
+    fn file_key(key: &'static str) -> &'static str {
+        match key {
+            "beta_ns" => "beta",
+            k => k,
         }
     }
 

@@ -100,7 +100,7 @@ impl Variant {
 /// intervals and their weights, NDUPACK and the discounting threshold are the
 /// RFC's constants.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, try_from = "RawTfrcParams")]
+#[serde(deny_unknown_fields)]
 pub struct TfrcParams {
     /// `"rfc5348"` (the default; not written in the canonical form) or `"ns2"`,
     /// which runs ns-2's rules and constants and takes none of the keys below.
@@ -122,49 +122,39 @@ impl Default for TfrcParams {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawTfrcParams {
-    #[serde(default)]
-    variant: Variant,
-    q: f64,
-    discounting: bool,
-    oscillation_reduction: bool,
-}
-
-impl TryFrom<RawTfrcParams> for TfrcParams {
-    type Error = String;
-    fn try_from(r: RawTfrcParams) -> std::result::Result<Self, String> {
-        let p = TfrcParams::try_from_parts(r.q, r.discounting, r.oscillation_reduction)?;
-        Ok(TfrcParams { variant: r.variant, ..p })
-    }
-}
-
-fn check_q(q: f64) -> std::result::Result<(), String> {
-    if !(0.0..1.0).contains(&q) {
-        return Err(format!("expected a number in [0, 1), got {q}"));
-    }
-    Ok(())
-}
-
 impl TfrcParams {
-    /// The parameters from their canonical fields, checked.
-    pub fn try_from_parts(q: f64, discounting: bool, oscillation_reduction: bool) -> std::result::Result<Self, String> {
-        check_q(q).map_err(|m| format!("q: {m}"))?;
-        Ok(TfrcParams { variant: Variant::Rfc5348, q, discounting, oscillation_reduction })
-    }
-
     /// Read TFRC's keys from a `cc` table (TFCBR and RDTF read them too):
     /// `q`, `discounting`, `oscillation_reduction`, each optional.
     pub fn read_keys(t: &mut Table) -> Result<TfrcParams> {
         let d = TfrcParams::default();
-        let q: f64 = t.or("q", d.q)?;
-        if let Err(m) = check_q(q) {
-            return err(t.key_path("q"), m);
+        Ok(TfrcParams {
+            variant: Variant::Rfc5348,
+            q: t.or("q", d.q)?,
+            discounting: t.or("discounting", d.discounting)?,
+            oscillation_reduction: t.or("oscillation_reduction", d.oscillation_reduction)?,
+        })
+    }
+
+    /// The one range check of TFRC's parameters (TFCBR and RDTF run it on theirs):
+    /// the first key out of range, and why.
+    pub fn check(&self) -> std::result::Result<(), (&'static str, String)> {
+        if !(0.0..1.0).contains(&self.q) {
+            return Err(("q", format!("expected a number in [0, 1), got {}", self.q)));
         }
-        let discounting = t.or("discounting", d.discounting)?;
-        let oscillation_reduction = t.or("oscillation_reduction", d.oscillation_reduction)?;
-        Ok(TfrcParams { variant: Variant::Rfc5348, q, discounting, oscillation_reduction })
+        if self.variant == Variant::Ns2 {
+            // ns-2's choices are fixed (df_ 0.95, discount_ 1, ca_ 1): the canonical
+            // form writes the RFC's defaults beside them, and nothing else.
+            let d = TfrcParams::default();
+            let fixed = [
+                ("q", self.q == d.q, d.q.to_string()),
+                ("discounting", self.discounting == d.discounting, d.discounting.to_string()),
+                ("oscillation_reduction", self.oscillation_reduction == d.oscillation_reduction, d.oscillation_reduction.to_string()),
+            ];
+            if let Some((key, _, default)) = fixed.into_iter().find(|f| !f.1) {
+                return Err((key, format!("the ns2 variant runs ns-2's own rules (df_ 0.95, discount_ 1, ca_ 1) and keeps {key} at its default, {default}")));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -200,6 +190,10 @@ impl RateProtocol for Tfrc {
         let p = TfrcParams::read_keys(&mut t)?;
         t.finish("the tfrc protocol")?;
         Ok(p)
+    }
+
+    fn check(p: &TfrcParams) -> std::result::Result<(), (&'static str, String)> {
+        p.check()
     }
 
     fn new(p: &TfrcParams) -> Self {
