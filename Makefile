@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.cclab-installed
 SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: install demo test test-rust test-python fuzz bench bench-sweeps crash-test validate validate-ns2 validate-smooth testbed clean
+.PHONY: install demo test test-rust test-python fuzz bench bench-sweeps crash-test validate validate-ns2 validate-smooth testbed settling clean
 
 # The stamp takes the time the build started (a file saved during the build is newer
 # than it, so the next `make install` builds again).
@@ -54,6 +54,13 @@ bench: $(STAMP)
 # against the local pool (15 minutes on the shared 2-core machine; docs/performance.md).
 bench-sweeps: $(STAMP)
 	$(PY) bench/sweeps.py
+
+# The settling time of every packet-level entry of the background papers at its full
+# length (MSER-5 on the access limit, the waiting and the active chunks of its slowest
+# points, 2 seeds): the warm-ups of docs/reproduction.md rest on it (about 2 h on the
+# shared 2-core machine; the runs stay in results/settling-store).
+settling: $(STAMP)
+	$(PY) bench/settling.py
 
 # The long crash campaign of the result store: 200 sweeps killed with SIGKILL at random
 # instants (half in-process, half `cclab sweep` with its pool), resumed, every result

@@ -146,12 +146,12 @@ class DieFor:
     def __init__(self, key: str):
         self.key = key
 
-    def __call__(self, config: str, engine: str, key: str) -> dict:
+    def __call__(self, config: str, engine: str, key: str, keep=None) -> dict:
         from cclab.sweeps.worker import execute
 
         if key == self.key:
             os.kill(os.getpid(), signal.SIGKILL)
-        return execute(config, engine, key)
+        return execute(config, engine, key, keep)
 
 
 def _open(store: str | Path):

@@ -47,8 +47,10 @@ def test_binding_reproduces_the_rust_controllers_numbers():
     # crates/control/src/fairbat.rs, eq2_moves_the_limit_by_gain_times_the_queue_error:
     # n = 80 (mean over the window), τ = 50, γ0 = 0.01, m = 4 → 4.3; then n = 20 at
     # γ1 = 0.01/1.1 → 4.3 − 30·0.01/1.1.
+    # (eq. 2 as printed: an absolute gain on the harmonic schedule, not the defaults)
     c = AccessController({"policy": "fairbat", "m0": 4.0, "period": 120.0, "tau": 50.0, "gain_start": 0.01,
-                          "gain_end": 0.001, "gain_updates": 10.0, "trend": 0.0}, 0.0)
+                          "gain_end": 0.001, "gain_updates": 10.0, "trend": 0.0, "gain_scale": "none",
+                          "gain_schedule": "harmonic"}, 0.0)
     for i in range(84):
         c.arrive(0.0, i, 1e6)
     started = []
@@ -70,7 +72,8 @@ def test_binding_reproduces_the_rust_controllers_numbers():
     assert abs(c.limit - (4.3 - 30 * 0.01 / 1.1)) < 1e-12
     # crates/control/src/tracking.rs, moves_towards_the_limit_where_rate_matches_load:
     # 60 MB arrive in 120 s, 2 chunks active all along deliver 48 MB: 2 → 2.15.
-    r = AccessController({"policy": "rate_tracking", "m0": 2.0, "period": 120.0, "ewma": 0.5, "step": 0.3}, 0.0)
+    r = AccessController({"policy": "rate_tracking", "m0": 2.0, "period": 120.0, "ewma": 0.5, "rate_ewma": 0.5,
+                          "step": 0.3, "step_end": 0.3, "tau": 0.0}, 0.0)
     r.arrive(0.0, 0, 30e6)
     r.arrive(0.0, 1, 30e6)
     assert r.admit(0.0) == 0 and r.admit(0.0) == 1 and r.admit(0.0) is None
@@ -254,12 +257,14 @@ def test_rate_tracking_finds_the_limit_that_carries_the_demand(files, tmp_path):
     # Each connection gets 200 kB/s (the server's per-connection bucket), the demand is
     # 600 kB/s: the limit at which the rate matches the load is 600/200 = 3 (background
     # paper §IV; eq. 27's M for this link). Rate tracking from m0 = 1 moves half way per
-    # 0.25 s update.
+    # 0.25 s update (its step kept at 0.5, no queue target: the demand is a fluid, and
+    # 36 chunks in all leave no room for τ = 20 of them waiting).
     src, _ = files
     (src / "big").write_bytes(os.urandom(1_800_000))
     with ServerThread(src, options=ServeOptions(conn_rate=200_000)) as srv:
         res = fetch([srv.url + "big"], tmp_path / "d", policy="rate", chunk_size=50_000, demand=600_000,
-                    params={"period": 0.25, "ewma": 0.5, "step": 0.5}, **FAST)
+                    params={"period": 0.25, "ewma": 0.5, "rate_ewma": 0.5, "step": 0.5, "step_end": 0.5, "tau": 0},
+                    **FAST)
     assert res.ok
     m = _time_mean(res.limit_trace, 1.5, 3.0, 1)
     assert 2.2 <= m <= 3.8, m
@@ -280,8 +285,8 @@ def _time_mean(trace, t0: float, t1: float, column: int) -> float:
 def test_fairbat_keeps_the_queue_near_its_target_with_a_demand(files, tmp_path):
     # The same link as above: FAIRBAT's eq. (2) with the trend term (docs/protocols.md)
     # must bring m from 1 to where the queue is marginally stable, M = 3, and hold the
-    # queue near τ = 4 chunks (FAIRBAT §III). Gains scaled to the chunk rate (4 chunks/s
-    # per connection): trend·T·r' = 0.5·0.2·4 = 0.4 < 2 (stable).
+    # queue near τ = 4 chunks (FAIRBAT §III). Gains relative to the chunks arriving per
+    # period (the default gain_scale): stable when η·trend < 2, η ≤ 1 (docs/protocols.md).
     src, _ = files
     (src / "big").write_bytes(os.urandom(1_800_000))
     with ServerThread(src, options=ServeOptions(conn_rate=200_000)) as srv:
@@ -310,8 +315,10 @@ def test_fairbat_keeps_the_queue_near_its_target_with_a_demand(files, tmp_path):
 
 
 def test_a_plain_backlog_leaves_fairbat_at_m0(files, tmp_path):
-    # No demand: the controller's queue is topped up to τ, so eq. (2)'s n(t) − τ = 0 and
-    # the trend term 0 at every update: m stays m0 (2 here) until the backlog runs out.
+    # No demand: the controller's queue is topped up to τ, so eq. (2)'s n(t) − τ = 0 at
+    # every update, and the trend term is off (it reads the chunks held, which a topped-up
+    # queue changes only as the active ones come and go; left on, it moved m to 2.16):
+    # m stays m0 (2 here) until the backlog runs out.
     src, data = files
     with ServerThread(src, options=ServeOptions(conn_rate=500_000)) as srv:
         res = fetch([srv.url + "a.bin"], tmp_path / "d", policy="fairbat", chunk_size=50_000,
@@ -320,10 +327,23 @@ def test_a_plain_backlog_leaves_fairbat_at_m0(files, tmp_path):
     # 1 MB at 2 × 500 kB/s: about 10 updates of 0.1 s, the first 7 or so with 5 waiting
     queued = [(l, w) for t, l, a, w in res.limit_trace if w >= 5]
     assert len(queued) >= 5 and all(l == 2.0 for l, w in queued), res.limit_trace
-    # the parameters after defaults come from the crate (docs/protocols.md's table)
+    # the parameters after defaults come from the crate (docs/protocols.md's table); trend is the backlog's 0
     assert res.params["tau"] == 5.0 and res.params["period_s"] == 0.1 and res.params["m0"] == 2.0
-    assert res.params["gain_start"] == 0.003 and res.params["trend"] == 0.03
+    assert res.params["gain_start"] == 0.05 and res.params["trend"] == 0.0 and res.params["gain_scale"] == "arrivals"
     assert res.max_active == 2
+
+
+def test_a_plain_backlog_does_not_starve_rate_tracking(files, tmp_path):
+    # No demand: rate tracking runs without its queue target (τ = 20 by default, which one
+    # waiting chunk would read as a queue to drain: the limit fell to m_min, 5% duty).
+    src, data = files
+    with ServerThread(src, options=ServeOptions(conn_rate=500_000)) as srv:
+        res = fetch([srv.url + "a.bin"], tmp_path / "d", policy="rate", chunk_size=50_000,
+                    params={"period": 0.1, "m0": 2}, **FAST)
+    assert res.ok and res.params["tau"] == 0.0
+    assert min(l for t, l, a, w in res.limit_trace) >= 1.0, res.limit_trace
+    # 1 MB at 500 kB/s per connection and at least one connection: within about 2 s
+    assert res.elapsed < 4.0
 
 
 def test_server_restart_mid_transfer(files, tmp_path):

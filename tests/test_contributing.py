@@ -130,8 +130,8 @@ def test_every_reproduction_is_where_recipe_3_puts_a_new_one():
         assert (ROOT / f"python/cclab/experiments/reproductions/{module}.py").exists()
         assert f"| `{e.name}` |" in table, f"{e.name} has no row in docs/reproduction.md"
         assert e.name in pages, f"{e.name} has no section in docs/reproduction/"
-        assert e.quick_size, f"{e.name} states no quick size"
-    assert "ctx.quick" in _recipe("Recipe 3") and "tolerance" in _recipe("Recipe 3")
+        assert e.size_text(True), f"{e.name} states no quick size"
+    assert "ctx.size" in _recipe("Recipe 3") and "tolerance" in _recipe("Recipe 3")
     assert tests
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,6 +101,36 @@ def test_repository_paths_named_in_docs_exist():
             if not any(c.exists() for c in (ROOT / p, d.parent / p)):
                 missing.append(f"{d.relative_to(ROOT)}: {p}")
     assert missing == []
+
+
+def test_the_recipe_for_an_entry_runs(tmp_path):
+    """docs/reproduction.md, "Writing an entry": the toy entry runs as written (on a tiny
+    scenario, at a tiny size), through the store, and its claims come out judged."""
+    import json
+
+    from cclab.experiments import catalogue
+    sys.path.insert(0, str(ROOT / "bench"))  # the crash tooling, not installed
+    from crashtest import TINY
+
+    def my_scenario(load, duration, warmup):
+        sc = json.loads(json.dumps(TINY))
+        sc["traffic"][0]["load"] = load
+        sc["traffic"] = sc["traffic"][:1]
+        sc["duration"], sc["warmup"] = f"{duration:g}s", f"{warmup:g}s"
+        return sc
+
+    block = _python_block("reproduction.md", "@reproduction(\"toy-fig0\"")
+    try:
+        exec(compile(block, "<doc block>", "exec"), {"my_scenario": my_scenario})
+        e = catalogue.get("toy-fig0")
+        outcome, paths = e.run(out=tmp_path, store=tmp_path / "store", cluster="serial", progress=False,
+                               size=e.sizes.quick.replace(duration=20.0, warmup=2.0, max_seeds=4))
+    finally:
+        catalogue._REGISTRY.pop("toy-fig0", None)
+    assert [c.text for c in outcome.claims] == ["the link is 60% busy at load 0.6 (Fig. 0: 0.6)",
+                                                "busier at 0.6 than at 0.3"]
+    assert outcome.claims[1].verdict() == "holds"
+    assert "| the paper says | ours (95% CI) | seeds | |" in paths["md"].read_text()
 
 
 # ---- no doc carries a path of the machine it was written on ----------------------------------

@@ -68,8 +68,12 @@ def test_rcp_scenario_is_the_scenario_file():
 def test_rcp_small_n_at_85_percent_converges_without_loss():
     # N = 100 at an 85% target: every run reaches 85% of 200 Mbps within 0.1%, losing
     # nothing over [3, 6] s (measured: 0.8496-0.8498, no drop, in runs 0-2).
+    import cclab
+    from cclab.experiments.runs import Point
+
     for run in range(3):
-        r = rep.rcp_run(100, 0.85, run, seed=1, duration_s=6.0, warmup_s=3.0)
+        sc = rep.rcp_point_scenario(100, 0.85, 1, 6.0, 3.0, 1 + run)
+        r = rep.rcp_measure(cclab.run(sc), Point({}, sc))
         assert r["loss_rate"] == 0.0
         assert abs(r["utilization"] / 0.85 - 1) < 1e-3, r
 
@@ -79,7 +83,8 @@ def test_rcp_quick(tmp_path, request):
     # About 20 s: only when slow tests are selected (pytest -m slow).
     if "slow" not in (request.config.getoption("-m") or ""):
         pytest.skip("slow: run with -m slow")
-    outcome, paths = catalogue.get("lowerbounds-rcp").run(quick=True, out=tmp_path, seed=1, progress=False)
+    outcome, paths = catalogue.get("lowerbounds-rcp").run(quick=True, out=tmp_path, seed=1, progress=False,
+                                                          store=tmp_path / "store")
     assert len(outcome.data) == 8 and {"n_flows", "target_utilization", "loss_rate", "utilization"} <= set(outcome.data)
     for p in paths.values():
         assert p.exists() and p.stat().st_size > 0

@@ -180,13 +180,107 @@ def test_a_sweep_streams_into_the_store_and_a_repeat_costs_nothing(tmp_path):
     assert len(m) == 12 and (m["flows"] > 0).all()
 
 
+def short_flows(result):
+    """A reduction (tests.test_sweeps:short_flows): the short flows' count and mean size."""
+    f = result.flows[result.flows["class"] == "short"]
+    return pd.DataFrame({"flows": [len(f)], "mean_size": [float(f["size"].mean())]})
+
+
+short_flows.version = 3
+
+
+def test_a_sweep_keeps_only_the_tables_it_is_asked_for(tmp_path):
+    store = tmp_path / "store"
+    grid = {"traffic[short].load": [0.3, 0.6]}
+    res = sweep(TINY, grid=grid, seeds=2, store=store, cluster="serial", progress=False, keep=["links"])
+    assert res.stats.ran == 4
+    with Store(store, readonly=True) as st:
+        row = st.get(res.runs[0].key)
+        assert row.tables == ("links",) and set(row.files) == {"links.parquet", "run.json"}
+        back = st.load(res.runs[0].key)
+        with pytest.raises(StoreError, match="keeps links, not flows"):
+            st.load(res.runs[0].key, ["flows"])
+    direct = cclab.run(set_params(TINY, res.runs[0].params), seed=res.runs[0].seed)
+    pd.testing.assert_frame_equal(back.links, direct.links)
+    assert back.flows.empty and back.summary["whole_run_packets_sent"] == direct.summary["whole_run_packets_sent"]
+    assert res.runs_table()["link.bn.utilization"].notna().all()  # the metrics are always kept
+    # asking for the same tables again runs nothing; asking for one more reruns and keeps both
+    assert sweep(TINY, grid=grid, seeds=2, store=store, cluster="serial", progress=False,
+                 keep=["links"]).stats.ran == 0
+    more = sweep(TINY, grid=grid, seeds=2, store=store, cluster="serial", progress=False, keep=["flows"])
+    assert (more.stats.ran, more.stats.cached) == (4, 0)
+    with Store(store, readonly=True) as st:
+        assert st.get(res.runs[0].key).tables == ("flows", "links")
+        assert st.verify() == []
+    assert sweep(TINY, grid=grid, seeds=2, store=store, cluster="serial", progress=False,
+                 keep=["links", "flows"]).stats.ran == 0
+    full = more.result(0)
+    pd.testing.assert_frame_equal(full.flows, direct.flows)
+
+
+def set_params(scenario, params):
+    sc = json.loads(json.dumps(scenario))
+    for k, v in params.items():
+        set_path(sc, k, v)
+    return sc
+
+
+def test_a_reduction_runs_beside_the_simulation_and_keeps_its_small_table(tmp_path):
+    store = tmp_path / "store"
+    res = sweep(TINY, seeds=2, store=store, cluster="serial", progress=False,
+                keep=["tests.test_sweeps:short_flows"])
+    name = "tests.test_sweeps:short_flows@3"
+    r = res.result(1)
+    assert list(r.reduced) == [name] and r.flows.empty
+    direct = cclab.run(TINY, seed=res.runs[1].seed)
+    want = direct.flows[direct.flows["class"] == "short"]
+    assert r.reduced[name].to_dict("records") == [{"flows": len(want), "mean_size": float(want["size"].mean())}]
+    with Store(store, readonly=True) as st:
+        assert set(st.get(res.runs[1].key).files) == {"tests.test_sweeps.short_flows@3.parquet", "run.json"}
+    # a new version of the reduction is another table: the runs run again
+    import importlib
+
+    fn = importlib.import_module("tests.test_sweeps").short_flows  # the module the worker imports
+    fn.version = 4
+    try:
+        again = sweep(TINY, seeds=2, store=store, cluster="serial", progress=False,
+                      keep=["tests.test_sweeps:short_flows"])
+        assert again.stats.ran == 2
+        assert set(again.result(0).reduced) == {name, "tests.test_sweeps:short_flows@4"}
+    finally:
+        fn.version = 3
+    with pytest.raises(ValueError, match="neither a table"):
+        sweep(TINY, seeds=1, store=store, cluster="serial", progress=False, keep=["flow"])
+
+
+def test_a_layout_1_store_is_read_and_upgraded(tmp_path):
+    import sqlite3
+
+    store = tmp_path / "store"
+    res = sweep(TINY, seeds=2, store=store, cluster="serial", progress=False)
+    db = sqlite3.connect(store / "index.sqlite")  # back to layout 1: its runs table had no tables column
+    cols = "key, status, engine, name, seed, config, metrics, error, error_kind, wall_s, created, host, files"
+    db.executescript(f"""BEGIN; CREATE TABLE old AS SELECT {cols} FROM runs; DROP TABLE runs;
+        CREATE TABLE runs (key TEXT PRIMARY KEY, status TEXT NOT NULL, engine TEXT NOT NULL, name TEXT,
+            seed INTEGER, config TEXT NOT NULL, metrics TEXT, error TEXT, error_kind TEXT, wall_s REAL,
+            created REAL NOT NULL, host TEXT, files TEXT);
+        INSERT INTO runs SELECT * FROM old; DROP TABLE old; PRAGMA user_version = 1; COMMIT;""")
+    db.close()
+    with Store(store, readonly=True) as st:
+        assert st.get(res.runs[0].key).tables == ("flows", "links", "series", "arrivals")
+        assert len(st.load(res.runs[0].key).flows) > 0
+    assert sweep(TINY, seeds=2, store=store, cluster="serial", progress=False, keep=["links"]).stats.ran == 0
+    with Store(store) as st:
+        assert st.db.execute("PRAGMA user_version").fetchone()[0] == store_mod.STORE_FORMAT == 2
+
+
 def test_failed_runs_are_recorded_and_the_others_go_on(tmp_path, monkeypatch):
     real = executors.execute
 
-    def flaky(config, engine, key):
+    def flaky(config, engine, key, keep=None):
         if json.loads(config)["seed"] == 2:
             return {"ok": False, "kind": "error", "error": "RuntimeError: boom", "host": "h", "wall_s": 0.0}
-        return real(config, engine, key)
+        return real(config, engine, key, keep)
 
     monkeypatch.setattr(executors, "execute", flaky)
     store = tmp_path / "store"
@@ -212,7 +306,7 @@ def test_failed_runs_are_recorded_and_the_others_go_on(tmp_path, monkeypatch):
 
 def test_lost_runs_are_retried_by_the_next_sweep(tmp_path, monkeypatch):
     real = executors.execute
-    monkeypatch.setattr(executors, "execute", lambda c, e, k: {"ok": False, "kind": "lost", "error": "KilledWorker",
+    monkeypatch.setattr(executors, "execute", lambda c, e, k, keep=None: {"ok": False, "kind": "lost", "error": "KilledWorker",
                                                                "host": "h", "wall_s": None})
     store = tmp_path / "store"
     first = sweep(TINY, seeds=2, store=store, cluster="serial", progress=False)

@@ -77,31 +77,42 @@ def test_largest_alpha_needs_every_smaller_alpha():
     assert tp.largest_alpha(tab.assign(ok=False), "ok") == 0.0
 
 
+SIZES = {
+    "tfcbr-fig1": dict(duration=300.0, warmup=50.0, seeds=2, axes={"Y_CBR/Y_TCP": (0.5, 0.95)}),
+    "tfcbr-alpha-beta-packet": dict(duration=200.0, warmup=50.0, seeds=2,
+                                    axes={"α": (1 / 8, 9 / 8), "β (s)": (4,), "TCP load": (0.3,),
+                                          "queues": ("droptail",)}),
+    "tfcbr-convergence": dict(duration=900.0, seeds=2, max_seeds=2, axes={"β (s)": (16, 128)}),
+    "tfcbr-vs-tfrc-rdtf": dict(duration=300.0, warmup=50.0, seeds=2, max_seeds=2,
+                               axes={"TCP load": (0.3,), "protocols": ("tfrc", "tfcbr", "rdtf")}),
+    "tfcbr-udp-tcp": dict(duration=200.0, warmup=50.0, seeds=2, max_seeds=2,
+                          axes={"long TCP flows": (1,), "protocols": ("tfrc", "tfcbr", "rdtf")}),
+}
+
+
 @pytest.fixture
-def tiny(monkeypatch, tmp_path):
-    """Every entry at a tiny size, its runs in a store of its own."""
-    sizes = {
-        "fig1": dict(duration=300.0, warmup=50.0, seeds=2, fracs=[0.5, 0.95]),
-        "alpha_beta": dict(duration=200.0, warmup=50.0, seeds=2, alphas=[1 / 8, 9 / 8], betas=[4],
-                           loads=[0.3], queues=["droptail"]),
-        "convergence": dict(duration=900.0, seeds=2, betas=[16, 128]),
-        "vs": dict(duration=300.0, warmup=50.0, seeds=2, loads=[0.3]),
-        "udp_tcp": dict(duration=200.0, warmup=50.0, seeds=2, ns=[1]),
-    }
-    for k, v in sizes.items():
-        monkeypatch.setitem(tp.SIZES[k], "quick", v)
-    return dict(quick=True, out=tmp_path / "out", progress=False, store=tmp_path / "store", workers=1)
+def tiny(tmp_path, monkeypatch):
+    """Run an entry at its tiny size, twice (the second time from the store alone)."""
+    from test_fairbat_reproductions import run_twice
+
+    return lambda name: run_twice(name, tmp_path, monkeypatch, SIZES[name])[0]
 
 
-def _run(name, kw):
-    outcome, paths = catalogue.get(name).run(**kw)
-    for p in paths.values():
-        assert p.exists() and p.stat().st_size > 0
-    return outcome
+def test_the_entries_keep_a_reduction_not_the_flows(tiny, tmp_path):
+    tiny("tfcbr-udp-tcp")
+    from cclab.sweeps import Store
+
+    with Store(tmp_path / "store", readonly=True) as st:
+        rows = st.list_runs()
+        assert rows and all(r.tables == (f"{tp.RATES}@1",) for r in rows)
+        r = st.load(rows[0].key)
+    assert r.flows.empty and list(r.reduced) == [f"{tp.RATES}@1"]
+    m = tp.measured(r)
+    assert m["tcp_hist"].sum() == m["tcp_n"] > 0 and len(m["udp_trace"]) <= tp.UDP_TRACE_S
 
 
 def test_fig1_tiny(tiny):
-    o = _run("tfcbr-fig1", tiny)
+    o = tiny("tfcbr-fig1")
     c = o.data[o.data.udp == "cbr"].set_index("fraction")
     # CBR at 95% of the TCP-controlled flow's rate slows the TCP flows more than at 50%
     assert c.loc[0.95, "mean_response_s"] > c.loc[0.5, "mean_response_s"]
@@ -112,7 +123,7 @@ def test_fig1_tiny(tiny):
 
 
 def test_alpha_beta_packet_tiny(tiny):
-    o = _run("tfcbr-alpha-beta-packet", tiny)
+    o = tiny("tfcbr-alpha-beta-packet")
     t = o.data.set_index("alpha")
     assert {"queue", "load", "alpha", "beta", "stf_mu", "stf_st"} <= set(o.data.columns)
     # α = 1/8 takes an eighth of the TCP rate: the TCP flows do better than with TFRC
@@ -121,14 +132,14 @@ def test_alpha_beta_packet_tiny(tiny):
 
 
 def test_convergence_tiny(tiny):
-    o = _run("tfcbr-convergence", tiny)
+    o = tiny("tfcbr-convergence")
     t = o.data.set_index("beta")
     # a longer memory of estimates: slower to converge (β = 16 s vs 128 s)
     assert t.loc[16, "convergence_s"] < t.loc[128, "convergence_s"]
 
 
 def test_vs_tfrc_rdtf_tiny(tiny):
-    o = _run("tfcbr-vs-tfrc-rdtf", tiny)
+    o = tiny("tfcbr-vs-tfrc-rdtf")
     t = o.data.set_index("protocol")
     assert {"protocol", "load", "mean_rate", "cov_rate", "stf_mu", "stf_st"} <= set(o.data.columns)
     # α = 0.5 sends less than TFRC; α = 1 about as much (RDTF)
@@ -137,7 +148,7 @@ def test_vs_tfrc_rdtf_tiny(tiny):
 
 
 def test_udp_tcp_tiny(tiny):
-    o = _run("tfcbr-udp-tcp", tiny)
+    o = tiny("tfcbr-udp-tcp")
     t = o.data.set_index("protocol")
     # five UDP flows + one long TCP flow + web traffic share 10 Mbps: no class exceeds it
     assert (o.data["long_mean_rate"] < 10e6).all() and (o.data["mean_rate"] < 10e6).all()

@@ -38,6 +38,9 @@ class Result:
     scenario: the scenario as given (a dict), with ``seed`` the effective one.
     config: the canonical configuration that ran (a dict: every name resolved, every
         unit in SI integers, the effective seed); `cclab.run(result.config)` runs it again.
+    reduced: for a run read back from the result store, the small tables its sweep kept
+        in place of the engine's (``{"module:function@version": DataFrame}``; see
+        :mod:`cclab.sweeps.worker`); empty otherwise.
     traces: what ``[trace]`` recorded (:class:`cclab.traces.Traces`: the flows,
         packets, links and access tables and the libpcap captures; empty without it).
     """
@@ -50,6 +53,7 @@ class Result:
     arrivals: pd.DataFrame = field(default_factory=pd.DataFrame)
     scenario: dict = field(default_factory=dict)
     config: dict = field(default_factory=dict)
+    reduced: dict = field(default_factory=dict)
     traces: Traces = field(default_factory=Traces)
 
     def save(self, out: Union[str, Path], command: list[str] | None = None) -> Path:

@@ -127,6 +127,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     except KeyError as exc:
         raise CliError(exc.args[0]) from None
     out = Path(args.out)
+    if args.ablate is not None:
+        return _ablate(entries, args, out)
     status_code = 0
     for entry in entries:
         try:
@@ -152,6 +154,29 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         page = write_report(out)
         print(f"wrote {page}")
     return status_code
+
+
+ABLATE_HELP = ("run the entry's declared ablation: the entry as declared, then each level of each FACTOR "
+               "(default: every factor) alone; writes NAME-ablation.md and .csv")
+
+
+def _ablate(entries, args: argparse.Namespace, out: Path) -> int:
+    from .experiments.ablation import run_ablation
+
+    if args.all:
+        raise CliError("--ablate runs one entry's ablation: give its name, not --all")
+    entry = entries[0]
+    if entry.ablation is None:
+        raise CliError(f"{entry.name} declares no ablation")
+    names = [f.name for f in entry.ablation.factors]
+    unknown = [f for f in args.ablate if f not in names]
+    if unknown:
+        raise CliError(f"--ablate: {entry.name} has no factor {unknown[0]!r}; its factors: {', '.join(names)}")
+    _, md = run_ablation(entry, entry.ablation, quick=not args.full, out=out, seed=args.seed,
+                         progress=not args.quiet, store=args.store, cluster=args.cluster, workers=args.workers,
+                         only=args.ablate)
+    print(f"wrote {md} and {md.with_suffix('.csv')}")
+    return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -246,6 +271,7 @@ def _add_reproduce(sub) -> None:
     size.add_argument("--quick", action="store_true", help="the reduced size that runs in minutes (the default)")
     q.add_argument("--out", default="results/reproduce", help="output folder (default: results/reproduce)")
     q.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
+    q.add_argument("--ablate", nargs="*", metavar="FACTOR", default=None, help=ABLATE_HELP)
     _executor_options(q)
     q.add_argument("--quiet", action="store_true", help="no progress bars")
     q.set_defaults(func=_cmd_reproduce)

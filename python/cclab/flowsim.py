@@ -43,8 +43,9 @@ POLICIES: dict[str, tuple[str, ...]] = {
     "wtcp": ("w",),
     "access_control": ("limit", "fractional"),
     "fairbat": ("m0", "m_min", "m_max", "period", "tau", "gain_start", "gain_end", "gain_updates", "measure",
-                "trend", "fractional"),
-    "rate_tracking": ("m0", "m_min", "m_max", "period", "ewma", "step", "fractional"),
+                "trend", "gain_scale", "gain_schedule", "fractional"),
+    "rate_tracking": ("m0", "m_min", "m_max", "period", "ewma", "rate_ewma", "step", "step_end", "tau", "drain",
+                      "fractional"),
     "vanilla": (),
     "low_priority": (),
 }

@@ -149,8 +149,8 @@ def _entry_html(e, r: dict | None, folder: Path) -> str:
     if not r:
         cmd = f"cclab reproduce {e.name}"
         return head + (f"<p class='meta'>{html.escape(e.figure)}. Not run yet: <code>{cmd}</code> "
-                       f"(quick: {html.escape(e.quick_size or 'reduced size')}; <code>--full</code>: "
-                       f"{html.escape(e.full_size or 'the paper size')}).</p></div>")
+                       f"(quick: {html.escape(e.size_text(True) or 'reduced size')}; <code>--full</code>: "
+                       f"{html.escape(e.size_text(False) or 'the paper size')}).</p></div>")
     wall = r.get("wall_s")
     meta = (f"{html.escape(e.figure)} · size {html.escape(r.get('size', '?'))}"
             + (f" ({html.escape(r['size_detail'])})" if r.get("size_detail") else "")

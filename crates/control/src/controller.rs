@@ -200,6 +200,7 @@ impl<T> AccessController<T> {
     pub fn arrive(&mut self, now: f64, chunk: T, bytes: f64) {
         self.advance(now);
         self.window.arrived_bytes += bytes;
+        self.window.arrivals += 1;
         self.waiting.push_back(chunk);
         self.refresh();
     }
@@ -244,10 +245,14 @@ impl<T> AccessController<T> {
             let n = self.waiting.len();
             let next = match &mut self.rule {
                 Rule::Static => break,
-                Rule::RateTracking(r) => r.update(self.limit, &w, delivered),
-                Rule::Fairbat(f) => f.update(self.limit, &w, n),
+                Rule::RateTracking(r) => r.update(self.limit, &w, delivered, n),
+                Rule::Fairbat(f) => f.update(self.limit, &w, n, self.active),
             };
-            self.limit = next.clamp(self.m_min, self.m_max);
+            // Anti-windup: a limit above the chunks the sender held does not bind, and
+            // moving it further up only stores a change it would have to undo. The limit
+            // never stays above the most chunks held during the period (or now), plus one.
+            let held = w.held_peak.max(self.active as u64 + n as u64) as f64 + 1.0;
+            self.limit = next.min(held).clamp(self.m_min, self.m_max);
             self.updates += 1;
         }
         self.refresh();

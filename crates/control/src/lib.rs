@@ -28,7 +28,10 @@ pub mod tracking;
 pub mod window;
 
 pub use controller::{AccessController, Averages};
-pub use params::{AccessParams, FairbatParams, Fractional, ParamError, QueueMeasure, RateTrackingParams, StaticParams, POLICIES};
+pub use params::{
+    AccessParams, FairbatParams, Fractional, GainScale, GainSchedule, ParamError, QueueMeasure, RateTrackingParams, StaticParams,
+    POLICIES,
+};
 
 #[cfg(test)]
 mod tests;

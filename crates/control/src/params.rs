@@ -72,6 +72,33 @@ pub enum QueueMeasure {
     Sample,
 }
 
+/// In what units FAIRBAT's gain moves the limit (the paper leaves γ's value open).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum GainScale {
+    /// Eq. (2) as printed: γ is limit per chunk of queue error, the same at every load.
+    None,
+    /// γ is relative: the limit moves by m/Â per chunk of error, Â the chunks that
+    /// arrive per period (its running mean), so that an error of e chunks asks for a
+    /// fraction γ·e of the period's arrivals more (or less) service, whatever the load
+    /// and the chunk size (docs/protocols.md, FAIRBAT).
+    #[default]
+    Arrivals,
+}
+
+/// How FAIRBAT's gain decreases from `gain_start` to `gain_end` ([FB] §III: "starting
+/// with a high value and gradually decreasing it while convergence is achieved").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum GainSchedule {
+    /// γ_j = max(gain_end, gain_start / (1 + j / gain_updates)), whatever the queue does.
+    Harmonic,
+    /// Halved each time the queue error n − τ changes sign (Kesten's rule of
+    /// stochastic approximation: the gain falls only once the target is crossed).
+    #[default]
+    Sign,
+}
+
 /// FAIRBAT's adaptive limit (FAIRBAT paper §III, eq. 2):
 /// m(t+1) = m(t) + γ_j (n(t) − τ), every `period_s`, with a gain γ_j decreasing from
 /// `gain_start` to `gain_end`.
@@ -97,8 +124,14 @@ pub struct FairbatParams {
     pub gain_updates: f64,
     /// How n(t) is measured.
     pub measure: QueueMeasure,
-    /// Weight of the queue's trend n(t) − n(t−1) added to eq. (2) (0: eq. 2 as printed).
+    /// Weight of the queue's trend n(t) − n(t−1) added to eq. (2) (0: eq. 2 as printed),
+    /// at the first gain; it falls with the gain as trend·√(γ_j/gain_start), which keeps
+    /// the loop's damping ratio.
     pub trend: f64,
+    /// The units of the gain (and of `trend`).
+    pub gain_scale: GainScale,
+    /// How the gain decreases.
+    pub gain_schedule: GainSchedule,
     pub fractional: Fractional,
 }
 
@@ -113,10 +146,25 @@ pub struct RateTrackingParams {
     pub m_max: f64,
     /// The measurement window (and update interval), seconds.
     pub period_s: f64,
-    /// β, the weight of each new window in the moving averages, in (0, 1].
+    /// β, the weight of each new window in the moving average of the arriving load, in
+    /// (0, 1]; until 1/β windows have passed, their plain mean.
     pub ewma: f64,
-    /// The fraction of the distance to the matching limit moved per update, in (0, 1].
+    /// The weight of each new window in the moving average of the rate one active chunk
+    /// obtains, in (0, 1]. That rate depends on M, which the controller moves: a long
+    /// memory makes M lag behind it.
+    pub rate_ewma: f64,
+    /// The fraction of the distance to the matching limit moved per update, in (0, 1],
+    /// at first; halved each time the limit's correction changes sign (Kesten's rule),
+    /// down to `step_end`.
     pub step: f64,
+    /// The smallest step, in (0, step].
+    pub step_end: f64,
+    /// Target number of waiting chunks ([BG] §III-B: "long micro-flow queues are
+    /// maintained"): the rate tracked is the arriving load plus the rate that brings the
+    /// waiting chunks back to `tau` within `drain` periods (0: the arriving load alone).
+    pub tau: f64,
+    /// Periods over which a queue away from `tau` is to be brought back.
+    pub drain: f64,
     pub fractional: Fractional,
 }
 
@@ -141,11 +189,13 @@ impl Default for FairbatParams {
             m_max: 1e4,
             period_s: 120.0,
             tau: 100.0,
-            gain_start: 0.003,
-            gain_end: 1e-4,
+            gain_start: 0.05,
+            gain_end: 0.001,
             gain_updates: 10.0,
             measure: QueueMeasure::Mean,
-            trend: 0.03,
+            trend: 0.6,
+            gain_scale: GainScale::Arrivals,
+            gain_schedule: GainSchedule::Sign,
             fractional: Fractional::Alternate,
         }
     }
@@ -159,7 +209,11 @@ impl Default for RateTrackingParams {
             m_max: 1e4,
             period_s: 120.0,
             ewma: 0.05,
-            step: 0.3,
+            rate_ewma: 0.3,
+            step: 1.0,
+            step_end: 0.03,
+            tau: 20.0,
+            drain: 10.0,
             fractional: Fractional::Alternate,
         }
     }
@@ -232,7 +286,16 @@ impl AccessParams {
                 limits(p.m0, p.m_min, p.m_max)?;
                 positive("period", p.period_s, MAX_PERIOD_S)?;
                 unit_interval("ewma", p.ewma)?;
-                unit_interval("step", p.step)
+                unit_interval("rate_ewma", p.rate_ewma)?;
+                unit_interval("step", p.step)?;
+                unit_interval("step_end", p.step_end)?;
+                if p.step_end > p.step {
+                    return Err(ParamError::new("step_end", format!("must be at most step ({}), got {}", p.step, p.step_end)));
+                }
+                if !(p.tau.is_finite() && (0.0..=1e9).contains(&p.tau)) {
+                    return Err(ParamError::new("tau", format!("expected a number from 0 to 1000000000, got {}", p.tau)));
+                }
+                positive("drain", p.drain, 1e9)
             }
             AccessParams::Fairbat(p) => {
                 limits(p.m0, p.m_min, p.m_max)?;

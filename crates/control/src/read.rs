@@ -3,7 +3,7 @@
 //! the values through [`Source`] (the packet-level engine from its scenario tables,
 //! with durations written with a unit; the flow-level bindings from a Python dict)
 //! and reports unknown keys itself (every key this reader asks for is known).
-use crate::params::{AccessParams, FairbatParams, Fractional, ParamError, QueueMeasure, RateTrackingParams, StaticParams};
+use crate::params::{AccessParams, FairbatParams, Fractional, GainScale, GainSchedule, ParamError, QueueMeasure, RateTrackingParams, StaticParams};
 
 /// What kind of value a key holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +31,8 @@ pub trait Source {
 
 const FRACTIONAL: &[&str] = &["alternate", "weight"];
 const MEASURE: &[&str] = &["mean", "sample"];
+const GAIN_SCALE: &[&str] = &["none", "arrivals"];
+const GAIN_SCHEDULE: &[&str] = &["harmonic", "sign"];
 
 struct Reader<'a> {
     src: &'a mut dyn Source,
@@ -90,7 +92,11 @@ pub fn read(policy: &str, src: &mut dyn Source) -> Result<AccessParams, ParamErr
             r.limits(&mut p.m0, &mut p.m_min, &mut p.m_max)?;
             r.num("period", Kind::Seconds, &mut p.period_s)?;
             r.num("ewma", Kind::Number, &mut p.ewma)?;
+            r.num("rate_ewma", Kind::Number, &mut p.rate_ewma)?;
             r.num("step", Kind::Number, &mut p.step)?;
+            r.num("step_end", Kind::Number, &mut p.step_end)?;
+            r.num("tau", Kind::Number, &mut p.tau)?;
+            r.num("drain", Kind::Number, &mut p.drain)?;
             r.fractional(&mut p.fractional)?;
             AccessParams::RateTracking(p)
         }
@@ -106,6 +112,12 @@ pub fn read(policy: &str, src: &mut dyn Source) -> Result<AccessParams, ParamErr
                 p.measure = [QueueMeasure::Mean, QueueMeasure::Sample][i];
             }
             r.num("trend", Kind::Number, &mut p.trend)?;
+            if let Some(i) = r.choice("gain_scale", GAIN_SCALE)? {
+                p.gain_scale = [GainScale::None, GainScale::Arrivals][i];
+            }
+            if let Some(i) = r.choice("gain_schedule", GAIN_SCHEDULE)? {
+                p.gain_schedule = [GainSchedule::Harmonic, GainSchedule::Sign][i];
+            }
             r.fractional(&mut p.fractional)?;
             AccessParams::Fairbat(p)
         }

@@ -1,6 +1,6 @@
 //! What a controller measures over one update period.
 
-/// Integrals since the last update.
+/// Integrals and counts since the last update.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Window {
     /// Seconds covered.
@@ -11,6 +11,10 @@ pub struct Window {
     pub active_area: f64,
     /// Bytes of the chunks that arrived.
     pub arrived_bytes: f64,
+    /// Chunks that arrived.
+    pub arrivals: u64,
+    /// The most chunks held (active and waiting) at any time of the period.
+    pub held_peak: u64,
 }
 
 impl Window {
@@ -20,5 +24,6 @@ impl Window {
         self.span += dt;
         self.waiting_area += waiting as f64 * dt;
         self.active_area += active as f64 * dt;
+        self.held_peak = self.held_peak.max(active as u64 + waiting as u64);
     }
 }

@@ -371,13 +371,18 @@ fn fairbat_improves_web_delay_as_theorem_7_predicts() {
 
 #[test]
 fn rate_tracking_settles_at_eq27() {
-    // Rate tracking has no queue target: it drives the rate of M active chunks to the
-    // load, M* = 18 in the case above, and the web flows to Theorem 7's 9.43.
+    // Rate tracking drives the rate of M active chunks to the load, M* = 18 in the case
+    // above. Its limit fluctuates (sd ≈ 3: the rate it tracks includes a pull of the
+    // queue towards τ = 20) and the rate of M flows is concave in M, so carrying the
+    // load takes a mean limit above M* by about var(M)/(k+M*) ≈ 0.4 (as FAIRBAT's).
     let s = fairbat_link(3, 0.6, Policy::Access(AccessParams::RateTracking(RateTrackingParams::default())), 1e6, 8);
     let (m, h) = s[2].mean_limit;
-    assert!((m - 18.0).abs() < 0.5 + h, "rate-tracking mean M {m} ± {h}, eq. 27 gives 18");
+    assert!(m > 18.0 - h && m < 18.0 + 1.0 + h, "rate-tracking mean M {m} ± {h}, eq. 27 gives 18");
+    // The web flows see wTCP with w = the mean active count (Theorem 7), within 2%.
     let w = s[0].mean_number;
-    assert!((w.0 - 22.0 * 0.3 / 0.7).abs() < 0.02 * 9.43 + w.1, "web flows {w:?}, Theorem 7 gives 9.43");
+    let wtcp = (3.0 + s[2].mean_active.0 + 1.0) * 0.3 / 0.7;
+    assert!((w.0 - wtcp).abs() < 0.02 * wtcp + w.1, "web flows {w:?}, Theorem 7 at the mean active count gives {wtcp}");
+    within("rate-tracking throughput", s[2].throughput, 0.6 * 10e6 / 8.0);
 }
 
 #[test]

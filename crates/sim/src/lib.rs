@@ -33,8 +33,15 @@ pub use config::Config;
 /// flow counts for the measured period, as the links and flows tables count); 5, an
 /// RFC 6675 sender turns off its SACKed bits at a retransmission timeout (RFC 2018 §8;
 /// `tcp.sack_after_timeout`, "keep" in the ns3 and linux presets): runs with SACK and
-/// without a preset change.
-pub const RESULTS_VERSION: u32 = 5;
+/// without a preset change; 6, the adaptive access controllers of `cclab-control`
+/// (issue 25: FAIRBAT's gain relative to the arrivals and halved at each crossing of τ,
+/// its trend term on the chunks held rather than the waiting ones, which ended a limit
+/// cycle with many long flows; rate tracking's queue target and faster memory of the
+/// rate per chunk, the running-mean start of the load; the limit never left above the
+/// most chunks held in the period, plus one): every run with `access = { policy =
+/// "fairbat" }` or `"rate_tracking"` changes, and so does the flow-level model's (whose
+/// memos in the result store carry this version).
+pub const RESULTS_VERSION: u32 = 6;
 pub use metrics::{RunResult, Scalar};
 pub use settings::ScenarioError;
 pub use sim::{PacketCounters, Simulation};

@@ -144,7 +144,7 @@ fn access_settings_are_checked_by_key_and_round_trip() {
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["classes"][0]["access"]["policy"], json!("fairbat"));
     assert_eq!(v["classes"][0]["access"]["period_s"], json!(60.0));
-    assert_eq!(v["classes"][0]["access"]["gain_start"], json!(0.003)); // the crate's default
+    assert_eq!(v["classes"][0]["access"]["gain_start"], json!(0.05)); // the crate's default
     let back = Config::from_json(&text, &Registry::new()).unwrap();
     assert_eq!(back, cfg);
     // A class without access control has no `access` in the canonical form.

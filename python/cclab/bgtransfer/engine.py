@@ -13,8 +13,11 @@ How it maps onto the papers (docs/bgtransfer.md has the reasoning):
   controller as a fluid at that rate (chunk k arrives when demand·t reaches the bytes of
   chunks 0..k); ``within`` (seconds) sets demand = total bytes / within. Without either
   (a plain backlog there is no load to track): FAIRBAT's queue is kept topped up at τ
-  chunks so eq. (2) leaves m at m0, rate tracking's queue at one chunk (arrivals equal
-  admissions, M stays at m0), a static limit gets the whole backlog at once;
+  chunks and its trend term off (trend = 0 unless given: a topped-up queue's arrivals
+  equal its admissions, so the chunks held change only as the active ones do, which the
+  trend term would feed back into m) so that eq. (2) leaves m at m0; rate tracking's at
+  one chunk and without its queue target (τ = 0 unless given: arrivals equal
+  admissions, M stays near m0); a static limit gets the whole backlog at once;
 * completions: a chunk completes when its range is on disk (or it failed: a failed
   chunk leaves the controller and its remainder arrives again after a backoff);
 * deadlines: at ``next_deadline()`` the controller is told the bytes delivered so far
@@ -431,6 +434,23 @@ class Manager:
                 job.pending_chunks.append((a, min(e, a + self.chunk_size)))
         self.requeued.append(job)
 
+    def _controller(self, pol, t_start: float, demand: float | None):
+        """The run's access controller (None: unlimited), its periods counted from
+        ``t_start``. Rate tracking on a plain backlog runs without its queue target (τ = 0
+        unless given: no arrivals whose queue a target could hold; one chunk is kept
+        waiting instead), FAIRBAT without its trend term (trend = 0 unless given: no
+        arrival rate for it to read). An adaptive limit resumes from the one an earlier
+        run had learnt (the gain schedule restarts), unless ``m0`` is given."""
+        backlog = {"rate": ("tau", 0.0), "fairbat": ("trend", 0.0)}.get(pol.name) if demand is None else None
+        fixed = dict([backlog]) if backlog is not None and backlog[0] not in pol.params else {}
+        ctrl = pol.controller(t_start, fixed or None)
+        if pol.name in ("fairbat", "rate") and "m0" not in pol.params and self.resume_limit is not None:
+            try:
+                ctrl = pol.controller(t_start, {**fixed, "m0": self.resume_limit})
+            except ValueError:  # outside this run's m_min..m_max: start from m0
+                pass
+        return ctrl
+
     async def schedule(self) -> None:
         """Release the chunks, start those the policy admits, retry and fail them, until
         every file is placed or failed."""
@@ -652,22 +672,16 @@ class _Schedule:
         self.m = m
         pol = m.policy
         self.t_start = m.clock()
-        ctrl = pol.controller(self.t_start)  # its periods count from the first release
-        if pol.name in ("fairbat", "rate") and "m0" not in pol.params and m.resume_limit is not None:
-            # resume from the limit an earlier run had learnt (the gain schedule restarts)
-            try:
-                ctrl = pol.controller(self.t_start, {"m0": m.resume_limit})
-            except ValueError:  # outside this run's m_min..m_max: start from m0
-                pass
-        self.ctrl = m.ctrl = ctrl
-        # every parameter after defaults, from the crate (no second copy of a default here)
-        m.params = json.loads(ctrl.params_json()) if ctrl is not None else None
         m.requeued = deque()
         self.order = m.released_order()
         pending_bytes = sum(e - s for j in m.jobs for s, e in j.pending_chunks)
         self.demand = m.demand
         if self.demand is None and m.within is not None:
             self.demand = max(pending_bytes, 1) / m.within
+        # its periods count from the first release
+        self.ctrl = m.ctrl = ctrl = m._controller(pol, self.t_start, self.demand)
+        # every parameter after defaults, from the crate (no second copy of a default here)
+        m.params = json.loads(ctrl.params_json()) if ctrl is not None else None
         self.topup = None
         if self.demand is None:
             if pol.name == "fairbat":

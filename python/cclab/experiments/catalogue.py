@@ -1,14 +1,19 @@
 """The reproductions catalogue behind `cclab reproduce`.
 
 Each entry reproduces one figure or table of one of the five papers. An entry is a
-function decorated with :func:`reproduction`; it receives a :class:`Context` (quick
-or full size, output folder, seed) and returns an :class:`Outcome`. The catalogue
-writes ``NAME.csv`` (the data), ``NAME.png`` (our curves beside the paper's
-reported values) and ``NAME.md`` (a short verdict) for it.
+function decorated with :func:`reproduction`, with its sizes declared once
+(:mod:`.sizes`); it receives a :class:`Context` (its size, output folder, seed, where
+its runs go) and returns an :class:`Outcome`. The catalogue writes ``NAME.csv`` (the
+data), ``NAME.png`` (our curves beside the paper's reported values) and ``NAME.md``
+(a short verdict) for it. An entry reads as runs -> claims -> figure: its runs through
+:mod:`.runs`, its claims and their one vocabulary in :mod:`.claims`, pairing by seed in
+:mod:`.paired`.
 
-An entry whose runs are packet-level simulations runs them with :meth:`Context.sweep`:
-through the result store (a repeated or interrupted reproduction reruns only what
-is missing) on the executor the user chose (``--cluster``, ``--workers``).
+Every packet-level simulation of an entry runs through :meth:`Context.sweep`: the
+result store (a repeated or interrupted reproduction reruns only what is missing, and
+keeps only the tables the entry reads), on the executor the user chose (``--cluster``,
+``--workers``). The context counts what its sweeps ran and found stored
+(:attr:`Context.ledger`), which ``NAME.json`` records.
 
 Besides the three files, the catalogue writes ``NAME.json`` (status, verdict, size,
 wall time, details), which ``cclab report`` turns into one HTML page.
@@ -27,11 +32,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from .sizes import Size, Sizes
+
 
 @dataclass(frozen=True)
 class Context:
     """What an entry is asked to do: its size, where to write, its seed, and where its
-    packet-level runs go (the result store and the executor of :func:`cclab.sweep`)."""
+    packet-level runs go (the result store and the executor of :func:`cclab.sweep`).
+
+    size: the entry's declared size for ``quick`` (or one given to ``Reproduction.run``).
+    ledger: one ``(sweep name, runs, ran, cached)`` per sweep the entry ran, counting the
+        runs no earlier sweep of the entry had asked for (``seen``: their keys).
+    """
 
     quick: bool
     out: Path
@@ -41,16 +53,45 @@ class Context:
     cluster: Any = None
     workers: int | None = None
     name: str = ""
+    size: Size | None = None
+    ledger: list = field(default_factory=list)
+    seen: set = field(default_factory=set)
+    variant: Any = None
+    variant_changed: list = field(default_factory=lambda: [0])
 
-    def sweep(self, scenario: Any, **kw: Any):
+    def adjust(self, scenario: Any) -> Any:
+        """A packet-level scenario as this context runs it: with the changes of the
+        ablation level it runs (:class:`cclab.experiments.ablation.Level`), if any."""
+        if self.variant is None:
+            return scenario
+        changed = self.variant.apply(scenario)
+        if changed != scenario:
+            self.variant_changed[0] += 1
+        return changed
+
+    def sweep(self, scenario: Any, *, part: str = "", **kw: Any):
         """:func:`cclab.sweep` with this context's store, executor and progress setting; the
-        sweep is recorded in the store as ``ENTRY-quick`` or ``ENTRY-full`` unless named."""
+        sweep is recorded in the store as ``ENTRY-quick`` or ``ENTRY-full`` (``-PART``
+        appended) unless named. What it ran and found stored goes into the ledger."""
         from cclab.sweeps import sweep
 
         kw.setdefault("progress", self.progress)
+        if self.variant is not None:
+            part = f"{part}-{_slug(self.variant.label)}" if part else _slug(self.variant.label)
         if self.name:
-            kw.setdefault("name", f"{self.name}-{'quick' if self.quick else 'full'}")
-        return sweep(scenario, store=self.store, cluster=self.cluster, workers=self.workers, **kw)
+            kw.setdefault("name", f"{self.name}-{'quick' if self.quick else 'full'}" + (f"-{part}" if part else ""))
+        res = sweep(scenario, store=self.store, cluster=self.cluster, workers=self.workers, **kw)
+        # each distinct run once: a replication round asks again for the runs of the rounds
+        # before it, which are no runs found in the store but the entry's own
+        new = {r.key for r in res.runs} - self.seen
+        self.seen.update(new)
+        self.ledger.append((res.name, len(new), res.stats.ran, len(new) - res.stats.ran))
+        return res
+
+    def runs_done(self) -> dict:
+        """What the entry's sweeps did: runs asked for, ran, found stored."""
+        return {"runs": sum(x[1] for x in self.ledger), "ran": sum(x[2] for x in self.ledger),
+                "cached": sum(x[3] for x in self.ledger)}
 
 
 @dataclass
@@ -77,6 +118,7 @@ class Outcome:
     details: str = ""
     agrees: bool | None = None
     tolerance: str = ""
+    claims: list = field(default_factory=list)
 
 
 def verdict_text(outcome: Outcome) -> str:
@@ -96,7 +138,8 @@ def verdict_text(outcome: Outcome) -> str:
 
 @dataclass(frozen=True)
 class Reproduction:
-    """One catalogue entry."""
+    """One catalogue entry. ``sizes``: its declared sizes, which ``quick_size`` and
+    ``full_size`` (the words of NAME.md and the report) describe when not given."""
 
     name: str
     paper: str
@@ -105,32 +148,53 @@ class Reproduction:
     func: Callable[[Context], Outcome]
     quick_size: str = ""
     full_size: str = ""
+    sizes: Sizes | None = None
+    ablation: Any = None
+
+    def size_text(self, quick: bool) -> str:
+        if self.sizes is not None:
+            return self.sizes.of(quick).describe()
+        return self.quick_size if quick else self.full_size
 
     def run(self, quick: bool = True, out: str | Path = "results/reproduce", seed: int = 1,
             progress: bool = True, store: str | Path | None = None, cluster: Any = None,
-            workers: int | None = None) -> tuple[Outcome, dict[str, Path]]:
-        """Run the entry and write its CSV, PNG, Markdown verdict and JSON record into ``out``."""
+            workers: int | None = None, size: Size | None = None) -> tuple[Outcome, dict[str, Path]]:
+        """Run the entry and write its CSV, PNG, Markdown verdict and JSON record into ``out``.
+        ``size``: run at this size instead of the declared one (tests run tiny sizes)."""
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
+        if size is None and self.sizes is not None:
+            size = self.sizes.of(quick)
+        ctx = Context(quick=quick, out=out, seed=seed, progress=progress, store=store, cluster=cluster,
+                      workers=workers, name=self.name, size=size)
         t0 = time.perf_counter()
-        outcome = self.func(Context(quick=quick, out=out, seed=seed, progress=progress, store=store,
-                                    cluster=cluster, workers=workers, name=self.name))
+        outcome = self.func(ctx)
         wall = time.perf_counter() - t0
-        return outcome, write_outcome(self, outcome, out, quick=quick, wall=wall, seed=seed)
+        text = size.describe() if size is not None else self.size_text(quick)
+        return outcome, write_outcome(self, outcome, out, quick=quick, wall=wall, seed=seed, size_text=text,
+                                      runs=ctx.runs_done() if ctx.ledger else None)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-").lower()
 
 
 _REGISTRY: dict[str, Reproduction] = {}
 _LOADED = False
 
 
-def reproduction(name: str, *, paper: str, figure: str, title: str, quick_size: str = "",
-                 full_size: str = "") -> Callable[[Callable[[Context], Outcome]], Callable[[Context], Outcome]]:
-    """Register a function ``f(ctx) -> Outcome`` as the catalogue entry ``name``."""
+def reproduction(name: str, *, paper: str, figure: str, title: str, sizes: Sizes | None = None,
+                 quick_size: str = "", full_size: str = "", ablation: Any = None,
+                 ) -> Callable[[Callable[[Context], Outcome]], Callable[[Context], Outcome]]:
+    """Register a function ``f(ctx) -> Outcome`` as the catalogue entry ``name`` with its
+    ``sizes`` (or, for an entry of no seeds or runs, sizes in words) and its ``ablation``
+    (:class:`cclab.experiments.ablation.Ablation`: the factors ``--ablate`` moves one at a
+    time)."""
 
     def deco(func: Callable[[Context], Outcome]) -> Callable[[Context], Outcome]:
         if name in _REGISTRY and _REGISTRY[name].func is not func:
             raise ValueError(f"reproduction {name!r} is registered twice")
-        _REGISTRY[name] = Reproduction(name, paper, figure, title, func, quick_size, full_size)
+        _REGISTRY[name] = Reproduction(name, paper, figure, title, func, quick_size, full_size, sizes, ablation)
         return func
 
     return deco
@@ -168,11 +232,12 @@ def _command(entry: Reproduction, quick: bool) -> str:
     return f"cclab reproduce {entry.name}{'' if quick else ' --full'}"
 
 
-def _record(entry: Reproduction, quick: bool, seed: int, **fields: Any) -> dict:
+def _record(entry: Reproduction, quick: bool, seed: int, size_text: str | None = None, **fields: Any) -> dict:
     from cclab import __version__
 
     return {"name": entry.name, "paper": entry.paper, "figure": entry.figure, "title": entry.title,
-            "size": "quick" if quick else "full", "size_detail": entry.quick_size if quick else entry.full_size,
+            "size": "quick" if quick else "full",
+            "size_detail": entry.size_text(quick) if size_text is None else size_text,
             "seed": seed, "command": _command(entry, quick), "cclab": __version__,
             "finished": time.strftime("%Y-%m-%d %H:%M:%S"), **fields}
 
@@ -188,7 +253,8 @@ def write_failure(entry: Reproduction, exc: BaseException, out: Path, *, quick: 
 
 
 def write_outcome(entry: Reproduction, outcome: Outcome, out: Path, *, quick: bool,
-                  wall: float, seed: int = 1) -> dict[str, Path]:
+                  wall: float, seed: int = 1, size_text: str | None = None,
+                  runs: dict | None = None) -> dict[str, Path]:
     """Write ``NAME.csv``, ``NAME.png``, ``NAME.md`` and ``NAME.json`` for an outcome; return their paths."""
     from cclab.plotting import savefig
 
@@ -200,13 +266,15 @@ def write_outcome(entry: Reproduction, outcome: Outcome, out: Path, *, quick: bo
     savefig(outcome.figure, paths["png"], dpi=120)
     status = {True: "agrees", False: "DISAGREES", None: "shown"}[outcome.agrees]
     size = "quick" if quick else "full"
+    sz = entry.size_text(quick) if size_text is None else size_text
     md = [
         f"# {entry.name}: {entry.title}",
         "",
         f"- paper: `{entry.paper}`, {entry.figure}",
-        f"- size: {size}" + (f" ({sz})" if (sz := entry.quick_size if quick else entry.full_size) else ""),
+        f"- size: {size}" + (f" ({sz})" if sz else ""),
         f"- command: `{_command(entry, quick)}`",
-        f"- wall time: {wall:.1f} s",
+        f"- wall time: {wall:.1f} s" + (f"; packet-level runs: {runs['ran']} ran, {runs['cached']} found in "
+                                        "the store" if runs else ""),
         f"- verdict: **{status}** — {verdict}",
         "",
         outcome.details.strip(),
@@ -215,7 +283,8 @@ def write_outcome(entry: Reproduction, outcome: Outcome, out: Path, *, quick: bo
         "",
     ]
     paths["md"].write_text("\n".join(md))
-    rec = _record(entry, quick, seed, status=status, verdict=verdict, details=outcome.details.strip(),
-                  wall_s=round(wall, 3), png=paths["png"].name, csv=paths["csv"].name, md=paths["md"].name)
+    rec = _record(entry, quick, seed, size_text, status=status, verdict=verdict, details=outcome.details.strip(),
+                  wall_s=round(wall, 3), png=paths["png"].name, csv=paths["csv"].name, md=paths["md"].name,
+                  runs=runs)
     paths["json"].write_text(json.dumps(rec, indent=2) + "\n")
     return paths

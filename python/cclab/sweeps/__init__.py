@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from ..stats import t_quantile
 from .spec import Run, Sweep, set_path
 from .store import Store, StoreError, default_store, engine_version, run_key
+from .worker import normalize_keep
 
 __all__ = ["sweep", "Sweep", "SweepResult", "Store", "StoreError", "Run", "set_path", "default_store",
            "engine_version", "run_key", "aggregate", "open_sweep"]
@@ -72,7 +73,8 @@ class _Progress:
 def sweep(scenario: Any, *, grid: Mapping | None = None, points: Sequence[Mapping] | None = None,
           set: Mapping | None = None, seeds: Any = None, name: str | None = None,
           store: str | Path | Store | None = None, cluster: Any = None, workers: int | None = None,
-          progress: bool = True, retry_failed: bool = False, dry_run: bool = False) -> "SweepResult":
+          progress: bool = True, retry_failed: bool = False, dry_run: bool = False,
+          keep: Sequence[str] | None = None) -> "SweepResult":
     """Run a sweep, reusing every run the store already holds.
 
     scenario: a base scenario (TOML path, TOML text or dict), or a sweep file / :class:`Sweep`
@@ -91,6 +93,10 @@ def sweep(scenario: Any, *, grid: Mapping | None = None, points: Sequence[Mappin
     retry_failed: run again the runs whose failure is stored (a lost worker's runs are
         always retried; a run's own error only with this).
     dry_run: validate and count, run nothing.
+    keep: the tables each run keeps in the store (``flows``, ``links``, ``series``,
+        ``arrivals``, and reductions ``module:function``: :mod:`.worker`); default every
+        engine table. A stored run that lacks one of them runs again and keeps both its
+        tables and these.
 
     Raises ScenarioError (naming the run's parameters and the key) before any run if a
     run does not validate.
@@ -112,7 +118,7 @@ def sweep(scenario: Any, *, grid: Mapping | None = None, points: Sequence[Mappin
     st = Store(store) if own else store
     try:
         return _run(sw, st, cluster=cluster, workers=workers, progress=progress, retry_failed=retry_failed,
-                    dry_run=dry_run)
+                    dry_run=dry_run, keep=normalize_keep(keep))
     finally:
         if own:
             st.close()
@@ -133,7 +139,7 @@ def _is_sweep_file(x: Any) -> bool:
     return "scenario" in doc and "links" not in doc
 
 
-def _run(sw: Sweep, st: Store, *, cluster, workers, progress, retry_failed, dry_run) -> "SweepResult":
+def _run(sw: Sweep, st: Store, *, cluster, workers, progress, retry_failed, dry_run, keep) -> "SweepResult":
     from .executors import make_executor
 
     import dataclasses
@@ -142,13 +148,17 @@ def _run(sw: Sweep, st: Store, *, cluster, workers, progress, retry_failed, dry_
     engine = engine_version()
     runs: list[Run] = []  # without their configurations (a flow list is inside each)
     todo: dict[str, Run] = {}  # the runs to execute, with theirs
+    keeps: dict[str, tuple] = {}  # what each run to execute keeps: ours, and what its stored copy kept
     chunk: dict[str, Run] = {}
 
     def settle() -> None:  # which of a chunk of runs the store lacks
         known = st.status(chunk)
+        kept = st.kept(k for k, v in known.items() if v[0] == "ok")
         for k, r in chunk.items():
             if k not in known or (known[k][0] == "failed" and (retry_failed or known[k][1] == "lost")):
-                todo[k] = r
+                todo[k], keeps[k] = r, keep
+            elif k in kept and not set(keep) <= set(kept[k]):
+                todo[k], keeps[k] = r, normalize_keep(set(keep) | set(kept[k]))
         chunk.clear()
 
     seen: set[str] = set()
@@ -173,7 +183,7 @@ def _run(sw: Sweep, st: Store, *, cluster, workers, progress, retry_failed, dry_
             ex.start()  # a pool's processes fork before the bar's thread starts
             bar = _Progress(sw.name, len(todo), stats.cached, progress)
             stats.executor = ex.description
-            for key, payload in ex.run(((r.key, r.config) for r in todo.values()), engine):
+            for key, payload in ex.run(((r.key, r.config, keeps[r.key]) for r in todo.values()), engine):
                 r = todo[key]
                 status = st.put(key, config=r.config, engine=engine, seed=r.seed, name=r.name, payload=payload,
                                 defer=True)
@@ -261,15 +271,17 @@ class SweepResult:
         interval of the mean; NaN with fewer than two runs)."""
         return aggregate(self.runs_table(metrics), self.params, confidence=confidence)
 
-    def result(self, which: int | str):
-        """The stored tables of a run (by its index in the sweep or its key)."""
+    def result(self, which: int | str, tables: Sequence[str] | None = None):
+        """The stored tables of a run (by its index in the sweep or its key; ``tables``:
+        those to read, default every table it keeps)."""
         key = self.runs[which].key if isinstance(which, int) else which
         with self._store() as st:
-            return st.load(key)
+            return st.load(key, tables)
 
-    def map(self, fn: Callable[[Any], Mapping[str, Any]]):
+    def map(self, fn: Callable[[Any], Mapping[str, Any]], tables: Sequence[str] | None = None):
         """``fn(result)`` (a dict of values) for every successful run, one run in memory at a
-        time; a table of the parameters, seed, key and fn's values."""
+        time; a table of the parameters, seed, key and fn's values. ``tables``: the tables
+        to read (default every table each run keeps)."""
         import pandas as pd
 
         out = []
@@ -277,7 +289,7 @@ class SweepResult:
             ok = {k for k, (s, _) in st.status(r.key for r in self.runs).items() if s == "ok"}
             for r in self.runs:
                 if r.key in ok:
-                    vals = dict(fn(st.load(r.key)))
+                    vals = dict(fn(st.load(r.key, tables)))
                     out.append({**{p: r.params.get(p) for p in self.params}, "seed": r.seed, "key": r.key, **vals})
         return pd.DataFrame(out)
 

@@ -130,7 +130,7 @@ def store_command(args) -> int:
         verb = "would remove" if args.dry_run else "removed"
         print(f"{root}: {verb} {r['runs']} runs ({_size(r['bytes'])}), {r['sweeps']} sweep definitions, "
               f"{r['tmp']} interrupted writes, {r['orphans']} orphan folders, {r['lost_rows']} index rows "
-              f"without their folder")
+              f"without their folder" + (f", {r['memos']} memos of another engine" if r["memos"] else ""))
         return 0
     with Store(root, readonly=True) as st:
         if action == "ls":

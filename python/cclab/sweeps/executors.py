@@ -1,6 +1,6 @@
 """Where runs execute: in this process, in a local process pool, or on a dask cluster.
 
-Every executor takes ``(key, config)`` tasks and yields ``(key, payload)`` as runs
+Every executor takes ``(key, config, keep)`` tasks and yields ``(key, payload)`` as runs
 finish, in any order, keeping a bounded number of runs in flight so that neither
 tasks nor results pile up in memory. No scheduling or transport of our own: the
 pool is :class:`concurrent.futures.ProcessPoolExecutor`, the cluster is
@@ -32,7 +32,11 @@ from typing import Any, Iterable, Iterator
 
 from .worker import execute
 
-Task = tuple[str, str]  # (key, canonical config)
+Task = tuple  # (key, canonical config[, the tables to keep: worker.execute's keep])
+
+
+def _keep(t: Task):
+    return t[2] if len(t) > 2 else None
 
 
 def _lost(msg: str) -> dict:
@@ -76,8 +80,8 @@ class SerialExecutor(Executor):
     description = "this process"
 
     def run(self, tasks, engine):
-        for key, config in tasks:
-            yield key, execute(config, engine, key)
+        for t in tasks:
+            yield t[0], execute(t[1], engine, t[0], _keep(t))
 
 
 def _watch_lifeline(lifeline, inherited_end=None) -> None:
@@ -162,7 +166,7 @@ class PoolExecutor(Executor):
                 if t is None:
                     break
                 try:
-                    pending[self._pool.submit(execute, t[1], engine, t[0])] = t
+                    pending[self._pool.submit(execute, t[1], engine, t[0], _keep(t))] = t
                 except BrokenProcessPool:
                     broken.append(t)
                     break
@@ -234,7 +238,7 @@ class DaskExecutor(Executor):
         futures = {}
 
         def submit(t: Task):
-            fut = self.client.submit(execute, t[1], engine, t[0], key=f"cclab-run-{t[0]}", pure=False)
+            fut = self.client.submit(execute, t[1], engine, t[0], _keep(t), key=f"cclab-run-{t[0]}", pure=False)
             futures[fut.key] = t[0]
             return fut
 

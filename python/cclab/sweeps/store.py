@@ -6,10 +6,13 @@ and the engine's results version (``cclab._core.ENGINE_RESULTS_VERSION``, bumped
 by any change that alters an existing configuration's output). Layout::
 
     STORE/index.sqlite       one SQLite index (WAL): runs, sweeps and their members
-    STORE/runs/ab/abcd.../   one folder per finished run: flows.parquet, links.parquet,
-                             series.parquet (arrivals.parquet when recorded); the run's
-                             key, configuration, summary and metrics are also in the
-                             key-value metadata of flows.parquet (``cclab.run``)
+    STORE/runs/ab/abcd.../   one folder per finished run: the tables its sweep keeps
+                             (flows.parquet, links.parquet, series.parquet,
+                             arrivals.parquet when recorded, by default; a sweep may
+                             keep fewer, or reductions: ``worker``); the run's key,
+                             configuration, summary and metrics are also in the
+                             key-value metadata of flows.parquet (``cclab.run``), or in
+                             run.json when the flows table is not kept
     STORE/tmp/               runs being written (removed by `cclab store gc`)
     STORE/lock, write.lock   advisory locks (flock)
 
@@ -48,8 +51,11 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from ..outdir import fsync_dir
 
-#: The layout version of a store; a store written by another layout is refused.
-STORE_FORMAT = 1
+#: The layout version of a store; a store written by another layout is refused. Layout 2
+#: added the ``tables`` column (what each run keeps) and the ``memos`` table (computed
+#: tables other than runs: :meth:`Store.memo`); a layout-1 store is upgraded in place when
+#: opened for writing (its runs kept every engine table: ``tables`` NULL).
+STORE_FORMAT = 2
 #: Default store location, overridden by the CCLAB_STORE environment variable.
 DEFAULT_STORE = "results/store"
 #: Failure kinds: "error" is the run's own (the engine raised: it would raise again),
@@ -70,7 +76,8 @@ CREATE TABLE IF NOT EXISTS runs (
     wall_s REAL,
     created REAL NOT NULL,
     host TEXT,
-    files TEXT                       -- JSON {file: [bytes, sha256]} of the run folder
+    files TEXT,                      -- JSON {file: [bytes, sha256]} of the run folder
+    tables TEXT                      -- JSON list of the tables kept (NULL: every engine table)
 );
 CREATE TABLE IF NOT EXISTS sweeps (
     name TEXT PRIMARY KEY,
@@ -88,6 +95,12 @@ CREATE TABLE IF NOT EXISTS sweep_runs (
     PRIMARY KEY (sweep, idx)
 );
 CREATE INDEX IF NOT EXISTS sweep_runs_key ON sweep_runs(key);
+CREATE TABLE IF NOT EXISTS memos (
+    key TEXT PRIMARY KEY,            -- SHA-256 of what determines the value (memo_key)
+    engine TEXT NOT NULL,
+    created REAL NOT NULL,
+    data BLOB NOT NULL               -- a computed table (Parquet): e.g. a flow-level model's replications
+);
 """
 
 
@@ -107,6 +120,15 @@ def run_key(config: str, seed: int, engine: str) -> str:
     h = hashlib.sha256()
     h.update(f"cclab-run/1\nengine {engine}\nseed {int(seed)}\n".encode())
     h.update(config.encode())
+    return h.hexdigest()
+
+
+def memo_key(kind: str, description: str, engine: str | None = None) -> str:
+    """The key of a memo: SHA-256 of its kind, the results version and a description of
+    everything that determines it (canonical text: sorted JSON)."""
+    h = hashlib.sha256()
+    h.update(f"cclab-memo/1\n{kind}\nengine {engine or engine_version()}\n".encode())
+    h.update(description.encode())
     return h.hexdigest()
 
 
@@ -181,15 +203,24 @@ class Row:
     created: float
     host: str | None
     files: dict
+    #: The tables the run keeps (``worker.normalize_keep``).
+    tables: tuple = ()
 
     @classmethod
     def from_sql(cls, r: tuple) -> "Row":
-        (key, status, engine, name, seed, config, metrics, error, kind, wall, created, host, files) = r
+        (key, status, engine, name, seed, config, metrics, error, kind, wall, created, host, files, tables) = r
         return cls(key, status, engine, name, seed, config, json.loads(metrics or "{}"), error, kind, wall,
-                   created, host, json.loads(files or "{}"))
+                   created, host, json.loads(files or "{}"), kept_tables(tables))
 
 
-_COLUMNS = "key, status, engine, name, seed, config, metrics, error, error_kind, wall_s, created, host, files"
+def kept_tables(column: str | None) -> tuple:
+    """The ``tables`` column of a run as a tuple (NULL, a layout-1 run: every engine table)."""
+    from .worker import TABLES
+
+    return TABLES if column is None else tuple(json.loads(column))
+
+
+_COLUMNS = "key, status, engine, name, seed, config, metrics, error, error_kind, wall_s, created, host, files, tables"
 
 
 class Store:
@@ -221,6 +252,7 @@ class Store:
                 raise StoreError(f"{self.root}: cannot create the result store: {exc.strerror}") from None
         self._use_fd = None
         self._write_fd = None
+        self._columns = _COLUMNS  # what a SELECT of whole rows reads (a layout-1 index has no tables)
         if not readonly:
             self._use_fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o644)
             fcntl.flock(self._use_fd, fcntl.LOCK_SH)
@@ -245,11 +277,18 @@ class Store:
             if version == 0:  # a new index: its tables and layout version in one transaction
                 db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {STORE_FORMAT}; COMMIT;")
                 version = STORE_FORMAT
+            elif version == 1:  # layout 1 -> 2: the tables column (NULL: every engine table)
+                db.executescript(f"BEGIN IMMEDIATE; ALTER TABLE runs ADD COLUMN tables TEXT; {_SCHEMA} "
+                                 f"PRAGMA user_version = {STORE_FORMAT}; COMMIT;")
+                version = STORE_FORMAT
         else:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version == 0:
                 db.close()
                 raise StoreError(f"{self.root}: no result store here (its index is empty)")
+            if version == 1:  # read a layout-1 store as it is: its runs kept every engine table
+                self._columns = _COLUMNS.replace(", tables", ", NULL AS tables")
+                return db
         if version != STORE_FORMAT:
             db.close()
             raise StoreError(f"{self.root}: store layout {version}, this cclab reads layout {STORE_FORMAT}")
@@ -295,8 +334,10 @@ class Store:
         """Store one run's outcome (a worker's payload); returns its status, "ok" or "failed".
 
         An ``ok`` payload has ``files`` ({name: bytes}), ``metrics``, ``summary``,
-        ``wall_s``, ``host``; a failed one has ``error`` and ``kind``. A failure never
-        replaces a stored success.
+        ``wall_s``, ``host`` and ``tables`` (the tables kept; absent: every engine
+        table); a failed one has ``error`` and ``kind``. A failure never replaces a
+        stored success; a success replaces a stored one only if it keeps a table the
+        stored one lacks (the same run, kept for a reader of more tables).
 
         The run's files are written at once into a fresh folder under ``tmp/``; the run
         is in the store when :meth:`flush` has moved the folder into ``runs/`` and
@@ -322,11 +363,13 @@ class Store:
                 for fd in fds:
                     os.close(fd)
                 raise
+            tables = payload.get("tables")
             row = (key, "ok", engine, name, seed, config, json.dumps(payload.get("metrics", {}), allow_nan=True),
-                   None, None, payload.get("wall_s"), now, payload.get("host"), json.dumps(files))
+                   None, None, payload.get("wall_s"), now, payload.get("host"), json.dumps(files),
+                   None if tables is None else json.dumps(list(tables)))
         else:
             row = (key, "failed", engine, name, seed, config, None, str(payload.get("error")),
-                   payload.get("kind", "error"), payload.get("wall_s"), now, payload.get("host"), None)
+                   payload.get("kind", "error"), payload.get("wall_s"), now, payload.get("host"), None, None)
         self._staged.append((key, tmp, fds, row))
         _crash_point("files")
         if not defer or len(self._staged) >= self.batch_runs or \
@@ -359,18 +402,29 @@ class Store:
         rows = []
         with self._write_lock():
             present = self.status(k for k, _, _, _ in batch)
+            kept = self.kept(k for k, st in present.items() if st[0] == "ok")
             parents = set()
+            replaced = []
             for key, tmp, _, row in batch:
-                if present.get(key, ("",))[0] == "ok":  # another writer stored it meanwhile
-                    if tmp is not None:
-                        shutil.rmtree(tmp, ignore_errors=True)
+                if key in kept:  # another writer stored it meanwhile, or it is stored with fewer tables
+                    if row[1] != "ok" or set(kept_tables(row[-1])) <= set(kept[key]):
+                        if tmp is not None:
+                            shutil.rmtree(tmp, ignore_errors=True)
+                        continue
+                    replaced.append(key)
+            if replaced:  # its row goes first: until the new one is committed the run is not stored
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.executemany("DELETE FROM runs WHERE key = ?", [(k,) for k in replaced])
+                self.db.execute("COMMIT")
+            for key, tmp, _, row in batch:
+                if key in kept and key not in replaced:
                     continue
                 if tmp is not None:
                     final = self.run_dir(key)
                     if final.parent.name not in self._parents:
                         final.parent.mkdir(exist_ok=True)
                         self._parents.add(final.parent.name)
-                    if final.exists():  # an orphan: renamed by a writer that died before committing
+                    if final.exists():  # an orphan (a writer died before committing) or a replaced run
                         shutil.rmtree(final)
                     os.rename(tmp, final)
                     parents.add(final.parent)
@@ -380,7 +434,7 @@ class Store:
                 for p in parents:
                     fsync_dir(p)
             self.db.execute("BEGIN IMMEDIATE")
-            self.db.executemany(f"INSERT OR REPLACE INTO runs ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            self.db.executemany(f"INSERT OR REPLACE INTO runs ({_COLUMNS}) VALUES ({','.join('?' * 14)})", rows)
             self.db.execute("COMMIT")
             _crash_point("commit")
         self._last_flush = time.monotonic()
@@ -460,13 +514,40 @@ class Store:
                 out[k] = (st, kind)
         return out
 
+    def memo(self, key: str, compute) -> bytes:
+        """The bytes stored under ``key`` (:func:`memo_key`), computing and storing them with
+        ``compute()`` the first time: what an entry computes in its own process (a
+        flow-level model) kept like a run, so that running the entry again computes nothing."""
+        if self.readonly:
+            raise StoreError(f"{self.root}: opened read-only")
+        row = self.db.execute("SELECT data FROM memos WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            return bytes(row[0])
+        data = bytes(compute())
+        with self._write_lock():
+            self.db.execute("INSERT OR REPLACE INTO memos (key, engine, created, data) VALUES (?,?,?,?)",
+                            (key, engine_version(), time.time(), data))
+        return data
+
+    def kept(self, keys: Iterable[str]) -> dict[str, tuple]:
+        """{key: the tables it keeps} for the keys of stored (ok) runs."""
+        keys = list(keys)
+        out = {}
+        col = "tables" if self._columns is _COLUMNS else "NULL"
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            q = f"SELECT key, {col} FROM runs WHERE status = 'ok' AND key IN ({','.join('?' * len(chunk))})"
+            for k, t in self.db.execute(q, chunk):
+                out[k] = kept_tables(t)
+        return out
+
     def rows(self, keys: Iterable[str]) -> dict[str, Row]:
         """{key: Row} for the keys present in the index."""
         keys = list(keys)
         out = {}
         for i in range(0, len(keys), 500):
             chunk = keys[i:i + 500]
-            q = f"SELECT {_COLUMNS} FROM runs WHERE key IN ({','.join('?' * len(chunk))})"
+            q = f"SELECT {self._columns} FROM runs WHERE key IN ({','.join('?' * len(chunk))})"
             for r in self.db.execute(q, chunk):
                 out[r[0]] = Row.from_sql(r)
         return out
@@ -487,39 +568,42 @@ class Store:
     def get(self, key: str) -> Row:
         """The index row of a run (a full key or a unique prefix)."""
         key = self.resolve(key) if len(key) != 64 else key
-        r = self.db.execute(f"SELECT {_COLUMNS} FROM runs WHERE key = ?", (key,)).fetchone()
+        r = self.db.execute(f"SELECT {self._columns} FROM runs WHERE key = ?", (key,)).fetchone()
         if r is None:
             raise StoreError(f"no run with key {key[:12]}… in {self.root}")
         return Row.from_sql(r)
 
-    def load(self, key: str):
-        """The stored run as a :class:`cclab.Result` (its tables read from Parquet)."""
-        import pandas as pd
+    def load(self, key: str, tables=None):
+        """The stored run as a :class:`cclab.Result` (its tables read from Parquet).
+
+        tables: the tables to read (names as ``keep`` takes them; default: every table
+        the run keeps); a table the run does not keep is a StoreError. Tables not read
+        are empty frames; reductions are in ``Result.reduced``.
+        """
         import pyarrow.parquet as pq
 
-        from ..api import Result
-        from .worker import META_KEY, NULLABLE_INT
+        from .worker import META_FILE, META_KEY, TABLES, normalize_keep, table_file, to_result
 
         row = self.get(key)
         if row.status != "ok":
             raise StoreError(f"run {row.key[:12]} failed: {row.error}")
+        want = row.tables if tables is None else normalize_keep(tables)
+        missing = [t for t in want if t not in row.tables]
+        if missing:
+            raise StoreError(f"run {row.key[:12]} keeps {', '.join(row.tables)}, not {', '.join(missing)} "
+                             "(run its sweep again keeping them)")
         d = self.run_dir(row.key)
-        meta = json.loads(pq.read_schema(d / "flows.parquet").metadata[META_KEY.encode()])
-        tables = {}
-        for t in ("flows", "links", "series", "arrivals"):
-            p = d / f"{t}.parquet"
-            if not p.exists():
-                tables[t] = pd.DataFrame()
-                continue
-            arrow = pq.read_table(p)
-            tables[t] = arrow.to_pandas()
-            for field in arrow.schema:
-                if field.metadata and NULLABLE_INT in field.metadata:
-                    tables[t][field.name] = tables[t][field.name].astype("Int64")
-        summary = dict(meta["summary"])
-        return Result(flows=tables["flows"], links=tables["links"], series=tables["series"], summary=summary,
-                      warnings=list(meta.get("warnings", [])), arrivals=tables["arrivals"], scenario={},
-                      config=meta["config"])
+        if "flows" in row.tables:
+            meta = json.loads(pq.read_schema(d / "flows.parquet").metadata[META_KEY.encode()])
+        else:
+            meta = json.loads((d / META_FILE).read_text())
+        read = {}
+        for t in want:
+            p = d / table_file(t)
+            if p.exists():  # arrivals.parquet only when recorded
+                read[t] = pq.read_table(p)
+        reduced = {t: read.pop(t).to_pandas() for t in list(read) if t not in TABLES}
+        return to_result(read, meta["summary"], meta["config"], meta.get("warnings", []), reduced)
 
     def counts(self) -> dict:
         """Runs by status and engine version, and the bytes the run folders take."""
@@ -531,7 +615,7 @@ class Store:
 
     def list_runs(self, limit: int | None = None) -> list[Row]:
         """Index rows, newest first."""
-        q = f"SELECT {_COLUMNS} FROM runs ORDER BY created DESC" + (f" LIMIT {int(limit)}" if limit else "")
+        q = f"SELECT {self._columns} FROM runs ORDER BY created DESC" + (f" LIMIT {int(limit)}" if limit else "")
         return [Row.from_sql(r) for r in self.db.execute(q)]
 
     # ------------------------------------------------------------------ checking and pruning
@@ -584,7 +668,8 @@ class Store:
         definitions of the sweeps named in ``forget``, runs no recorded sweep
         refers to (``unreferenced``), runs older than ``older_than_days``.
         """
-        removed: dict[str, Any] = {"tmp": 0, "orphans": 0, "lost_rows": 0, "runs": 0, "sweeps": 0, "bytes": 0}
+        removed: dict[str, Any] = {"tmp": 0, "orphans": 0, "lost_rows": 0, "runs": 0, "sweeps": 0, "bytes": 0,
+                                   "memos": 0}
         with self.exclusive():
             for p in (self.root / "tmp").iterdir():
                 removed["tmp"] += 1
@@ -609,6 +694,10 @@ class Store:
             if stale:
                 eng = engine_version()
                 doomed |= {r[0] for r in self.db.execute("SELECT key FROM runs WHERE engine != ?", (eng,))}
+                removed["memos"] = self.db.execute("SELECT COUNT(*) FROM memos WHERE engine != ?",
+                                                   (eng,)).fetchone()[0]
+                if not dry_run:
+                    self.db.execute("DELETE FROM memos WHERE engine != ?", (eng,))
             if older_than_days is not None:
                 cutoff = time.time() - older_than_days * 86400
                 doomed |= {r[0] for r in self.db.execute("SELECT key FROM runs WHERE created < ?", (cutoff,))}

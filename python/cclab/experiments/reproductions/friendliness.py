@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 
 from cclab.experiments.catalogue import Context, Outcome, reproduction
+from cclab.experiments.claims import Estimate, Near, mark_figure, outcome
+from cclab.experiments.sizes import Size, Sizes
 from cclab.plotting import legend, log_axis, pyplot, series, text_number
 from cclab.theory import friendliness as fr
 
@@ -49,39 +51,9 @@ def alpha_beta_table(alphas, n2s=range(0, 6), nus=range(1, 6), rho1s=(0.1, 0.3, 
     return pd.DataFrame(rows)
 
 
-@reproduction("tfcbr-alpha-beta", paper=PAPER, figure="Sec. V-B",
-              title="Flow-level bounds on TFCBR's alpha (β → ∞): STF-st only at α = 0, STF-μ iff α ≤ 0.5",
-              quick_size="α step 1/40 on [0, 1.5], n2 0..3, nu 1..3, 3 loads",
-              full_size="α step 1/200 on [0, 1.5], n2 0..5, nu 1..5, 5 loads")
-def tfcbr_alpha_beta(ctx: Context) -> Outcome:
-    """Sec. V-B of the TFCBR paper: the alpha boundaries of points B and C and stability."""
-    step = 1 / 40 if ctx.quick else 1 / 200
-    alphas = np.round(np.arange(0.0, 1.5 + 1e-9, step), 10)
-    if ctx.quick:
-        df = alpha_beta_table(alphas, n2s=range(0, 4), nus=range(1, 4), rho1s=(0.1, 0.5, 0.9))
-    else:
-        df = alpha_beta_table(alphas)
-    per = df.groupby(["n2", "nu"])
-    # largest alpha on the grid meeting each criterion for all loads
-    largest_mean = per.apply(lambda g: g.groupby("alpha")["stf_mean"].all().pipe(
-        lambda s: s[s].index.max()), include_groups=False)
-    largest_dom = per.apply(lambda g: g.groupby("alpha")["number_dominance"].all().pipe(
-        lambda s: s[s].index.max()), include_groups=False)
-    bound = per["eq4_bound"].first()
-    universal_mean = df.groupby("alpha")["stf_mean"].all()
-    universal_mean = float(universal_mean[universal_mean].index.max())
-    universal_dom = df.groupby("alpha")["number_dominance"].all()
-    universal_dom = float(universal_dom[universal_dom].index.max())
-    # eq. (4) on the grid: the largest grid alpha <= bound
-    grid_bound = bound.apply(lambda b: alphas[alphas <= b + 1e-12].max())
-    eq4_ok = bool(np.all(np.isclose(largest_mean.values, grid_bound.values)))
-    # stability boundary 1 + n2/nu: the first unstable alpha on the grid
-    stab = df.groupby(["n2", "nu"]).apply(lambda g: g.loc[~g["stable"], "alpha"].min(), include_groups=False)
-    stab_ok = bool(np.all([abs(stab[(n2, nu)] - alphas[alphas >= 1 + n2 / nu - 1e-12].min()) < 1e-9
-                           for (n2, nu) in stab.index if (1 + n2 / nu) <= alphas.max()]))
-
+def _alpha_beta_figure(bound, largest_mean, largest_dom):
+    """The bounds on α per n2 + nu beside eq. (4), and Theorem 3's CDFs and survival functions."""
     plt = pyplot()
-
     fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(15, 4.4))
     tot = np.array([n2 + nu for n2, nu in bound.index])
     ax1.plot(tot, largest_mean.values, "o", color="tab:blue", ms=6,
@@ -120,9 +92,52 @@ def tfcbr_alpha_beta(ctx: Context) -> Outcome:
     ax3.set_title("survival: TCP decays like ρ1^n, TFCBR like (ρ1/(1−r))^n,\nso every α > 0 crosses TCP (Thm 3)",
                   fontsize=9)
     legend(ax3, "lower left")
-    fig.suptitle("TFCBR flow-level analysis (Sec. V-B)", fontsize=10)
 
-    agrees = bool(abs(universal_mean - 0.5) < 1e-9 and universal_dom == 0.0 and eq4_ok and stab_ok)
+    return fig
+
+
+@reproduction("tfcbr-alpha-beta", paper=PAPER, figure="Sec. V-B",
+              title="Flow-level bounds on TFCBR's alpha (β → ∞): STF-st only at α = 0, STF-μ iff α ≤ 0.5",
+              sizes=Sizes(Size(axes={"n2": (0, 1, 2, 3), "nu": (1, 2, 3), "ρ1": (0.1, 0.5, 0.9)},
+                               extra={"α on [0, 1.5] in steps of": 1 / 40}),
+                          Size(axes={"n2": (0, 1, 2, 3, 4, 5), "nu": (1, 2, 3, 4, 5), "ρ1": (0.1, 0.3, 0.5, 0.7, 0.9)},
+                               extra={"α on [0, 1.5] in steps of": 1 / 200})))
+def tfcbr_alpha_beta(ctx: Context) -> Outcome:
+    """Sec. V-B of the TFCBR paper: the alpha boundaries of points B and C and stability."""
+    step = float(ctx.size.extra["α on [0, 1.5] in steps of"])
+    alphas = np.round(np.arange(0.0, 1.5 + 1e-9, step), 10)
+    df = alpha_beta_table(alphas, n2s=ctx.size.axis("n2"), nus=ctx.size.axis("nu"), rho1s=ctx.size.axis("ρ1"))
+    per = df.groupby(["n2", "nu"])
+    # largest alpha on the grid meeting each criterion for all loads
+    largest_mean = per.apply(lambda g: g.groupby("alpha")["stf_mean"].all().pipe(
+        lambda s: s[s].index.max()), include_groups=False)
+    largest_dom = per.apply(lambda g: g.groupby("alpha")["number_dominance"].all().pipe(
+        lambda s: s[s].index.max()), include_groups=False)
+    bound = per["eq4_bound"].first()
+    universal_mean = df.groupby("alpha")["stf_mean"].all()
+    universal_mean = float(universal_mean[universal_mean].index.max())
+    universal_dom = df.groupby("alpha")["number_dominance"].all()
+    universal_dom = float(universal_dom[universal_dom].index.max())
+    # eq. (4) on the grid: the largest grid alpha <= bound
+    grid_bound = bound.apply(lambda b: alphas[alphas <= b + 1e-12].max())
+    eq4_gap = float(np.max(np.abs(largest_mean.values - grid_bound.values)))
+    eq4_ok = eq4_gap < 1e-9
+    # stability boundary 1 + n2/nu: the first unstable alpha on the grid
+    stab = df.groupby(["n2", "nu"]).apply(lambda g: g.loc[~g["stable"], "alpha"].min(), include_groups=False)
+    stab_gap = max([abs(stab[(n2, nu)] - alphas[alphas >= 1 + n2 / nu - 1e-12].min())
+                    for (n2, nu) in stab.index if (1 + n2 / nu) <= alphas.max()] or [0.0])
+    stab_ok = stab_gap < 1e-9
+
+    fig = _alpha_beta_figure(bound, largest_mean, largest_dom)
+
+    claims = [Near("Theorem 4 (point C): the largest α that is STF-μ for every setting is 0.5",
+                   Estimate.const(universal_mean, "{:g}"), 0.5, 1e-9),
+              Near("Theorem 3 (point B): STF-st (number dominance) for every setting only at α = 0",
+                   Estimate.const(universal_dom, "{:g}"), 0.0, 1e-9),
+              Near("eq. (4): the largest STF-μ α per (n2, nu) is (n2+nu)/(n2+nu+1), on the grid",
+                   Estimate.const(eq4_gap, "{:g}"), 0.0, 1e-9, ours=f"largest difference {eq4_gap:g}"),
+              Near("stability needs α < 1 + n2/nu (§V-B.4): the first unstable α of the grid",
+                   Estimate.const(stab_gap, "{:g}"), 0.0, 1e-9, ours=f"largest difference {stab_gap:g}")]
     table = "\n".join(
         f"| {n2} | {nu} | {bound[(n2, nu)]:.4f} | {largest_mean[(n2, nu)]:.4f} | {largest_dom[(n2, nu)]:.4f} |"
         for (n2, nu) in bound.index if n2 <= 2 and nu <= 3)
@@ -152,8 +167,9 @@ the crossing is found even when it lies where the probabilities are far below 1e
 The packet-level boundaries of Figs. 6-11
 (6/8 for DropTail, 4/8 for RED) are the entry `tfcbr-alpha-beta-packet`.
 """
-    verdict = (f"largest α that is STF-μ everywhere = {universal_mean:g} (paper 0.5), "
-               f"STF-st (number order) only at α = {universal_dom:g} (paper 0); eq. (4) and "
-               f"α < 1 + n2/nu reproduced on the grid (tolerance: exact on the α grid of step {step:g}; "
-               "the criteria are evaluated exactly, the grid step is the only resolution)")
-    return Outcome(df, fig, verdict, details, agrees)
+    mark_figure(fig, claims, "TFCBR flow-level analysis (Sec. V-B)")
+    return outcome(df, fig, claims, intro=details,
+                   what=f"largest α that is STF-μ everywhere = {universal_mean:g} (paper 0.5), STF-st (number order) "
+                        f"only at α = {universal_dom:g} (paper 0)",
+                   tolerance=f"exact on the α grid of step {step:g}: the criteria are evaluated exactly, the grid "
+                             "step is the only resolution")

@@ -7,7 +7,11 @@ short-lived TCP flows arriving as a Poisson process with Pareto sizes (mean 20 p
 shape 1.6) at load rho_1, and long-lived UDP flows under TFRC, TFCBR or RDTF; 75,000 s
 runs. The scenario is :func:`scenario` (the same as ``scenarios/tfcbr/single-link.toml``,
 which a test keeps equal). Every run goes through :meth:`Context.sweep`, so the full
-sizes can run on a cluster and a repeated entry costs nothing.
+sizes can run on a cluster and a repeated entry costs nothing; what a run gives the
+entries is computed beside it, in the worker (the reductions :func:`rates` and
+:func:`convergence`), and only that is kept in the store: a 75,000-s run has about a
+million TCP flows, and the full (α, β) sweep's 2,460 flows tables would take some
+100 GB.
 
 The friendliness indices are the paper's (§III, §VI-B): the TCP flows' rate is their
 size over their response time; STF-mu (Theorem 1) holds when their mean rate is no lower
@@ -25,7 +29,12 @@ import numpy as np
 import pandas as pd
 
 from cclab.experiments.catalogue import Context, Outcome, reproduction
+from cclab.experiments.claims import AllOf, Estimate, Greater, Near, Within, mark_figure, outcome
+from cclab.experiments.paired import estimate
+from cclab.experiments.runs import Point, replicate, run_points
+from cclab.experiments.sizes import Size, Sizes
 from cclab.plotting import pyplot
+from cclab.scenario import set_path
 from cclab.stats import mean_ci
 from cclab.theory import friendliness as fr
 
@@ -135,6 +144,41 @@ def measure(res) -> dict:
     return out
 
 
+#: Seconds of the UDP flow's 1-s rates kept per run (Fig. 20 draws the first 600).
+UDP_TRACE_S = 600
+
+
+def rates(res) -> pd.DataFrame:
+    """The reduction the TFCBR entries keep of a run (computed in the worker, beside the run):
+    :func:`measure`'s values in one row, the rate histogram as its non-empty bins, and the UDP
+    flow's first :data:`UDP_TRACE_S` 1-s rates."""
+    m = measure(res)
+    hist = m.pop("tcp_hist")
+    nz = np.nonzero(hist)[0]
+    return pd.DataFrame([{**m, "hist_bins": nz.tolist(), "hist_counts": hist[nz].tolist(),
+                          "udp_trace": _per_second(res, "udp")[:UDP_TRACE_S].tolist()}])
+
+
+rates.version = 1
+
+
+def measured(res, point=None) -> dict:
+    """The row of a stored run's reduction (:func:`rates` or :func:`convergence`), with the
+    histogram back as bin counts and traces as arrays."""
+    (row,) = next(iter(res.reduced.values())).to_dict("records")
+    if "hist_bins" in row:
+        hist = np.zeros(len(RATE_MID), dtype=np.int64)
+        hist[np.asarray(row.pop("hist_bins"), dtype=int)] = np.asarray(row.pop("hist_counts"), dtype=np.int64)
+        row["tcp_hist"] = hist
+    for k in ("udp_trace", "u1", "u2"):
+        if k in row:
+            row[k] = np.asarray(row[k], dtype=float)
+    return row
+
+
+RATES = f"{__name__}:rates"
+
+
 #: How STF-st and STF-μ are judged (the verdicts' tolerance; :func:`friendliness`).
 STF_TOLERANCE = ("STF-st: the CDFs may differ by the two-sample Kolmogorov-Smirnov 95% band; STF-μ: pooled "
                  "mean TCP rates compared without margin (their per-seed 95% CI is shown)")
@@ -163,26 +207,44 @@ def friendliness(ref_runs: pd.DataFrame, x_runs: pd.DataFrame) -> dict:
             "stf_st": bool(st["st_index"] == 0.0), "n_tcp_flows": int(len(b))}
 
 
-#: Each entry's sizes (tests substitute a tiny "quick" one). Durations and warm-ups in
-#: seconds; the paper's runs are 75,000 s.
-SIZES: dict[str, dict[str, dict[str, Any]]] = {
-    "fig1": {"quick": dict(duration=3000.0, warmup=100.0, seeds=10, fracs=[0.5, 0.7, 0.8, 0.9, 0.95]),
-             "full": dict(duration=75000.0, warmup=500.0, seeds=5, fracs=[round(0.5 + 0.05 * i, 2) for i in range(10)])},
-    "alpha_beta": {"quick": dict(duration=600.0, warmup=100.0, seeds=5, alphas=[k / 8 for k in (1, 2, 4, 6, 8, 9)],
-                                 betas=[1, 16, 64], loads=[0.1, 0.3, 0.5], queues=["droptail", "red"]),
-                   "full": dict(duration=75000.0, warmup=500.0, seeds=5, alphas=[i / 8 for i in range(1, 10)],
-                                betas=[2 ** k for k in range(9)], loads=[0.1, 0.3, 0.5], queues=["droptail", "red"])},
-    "convergence": {"quick": dict(duration=1500.0, seeds=10, betas=[16, 64, 256]),
-                    "full": dict(duration=3000.0, seeds=20, betas=[16, 64, 256])},
-    "vs": {"quick": dict(duration=2000.0, warmup=100.0, seeds=5, loads=[round(0.1 * k, 1) for k in range(1, 8)]),
-           "full": dict(duration=75000.0, warmup=500.0, seeds=5, loads=[round(0.1 * k, 1) for k in range(1, 8)])},
-    "udp_tcp": {"quick": dict(duration=1500.0, warmup=100.0, seeds=5, ns=[1, 2, 3, 4, 5]),
-                "full": dict(duration=75000.0, warmup=500.0, seeds=5, ns=[1, 2, 3, 4, 5])},
-}
+#: Each entry's sizes; the paper's runs are 75,000 s.
+FIG1_SIZES = Sizes(Size(seeds=10, duration=3000.0, warmup=100.0, axes={"Y_CBR/Y_TCP": (0.5, 0.7, 0.8, 0.9, 0.95)}),
+                   Size(seeds=5, duration=75000.0, warmup=500.0,
+                        axes={"Y_CBR/Y_TCP": tuple(round(0.5 + 0.05 * i, 2) for i in range(10))}))
+ALPHA_BETA_SIZES = Sizes(
+    Size(seeds=5, duration=600.0, warmup=100.0,
+         axes={"α": tuple(k / 8 for k in (1, 2, 4, 6, 8, 9)), "β (s)": (1, 16, 64), "TCP load": (0.1, 0.3, 0.5),
+               "queues": ("droptail", "red")}),
+    Size(seeds=5, duration=75000.0, warmup=500.0,
+         axes={"α": tuple(i / 8 for i in range(1, 10)), "β (s)": tuple(2 ** k for k in range(9)),
+               "TCP load": (0.1, 0.3, 0.5), "queues": ("droptail", "red")}))
+CONVERGENCE_SIZES = Sizes(Size(seeds=10, max_seeds=16, duration=1500.0, axes={"β (s)": (16, 64, 256)}),
+                          Size(seeds=20, max_seeds=40, duration=3000.0, axes={"β (s)": (16, 64, 256)}))
+VS_SIZES = Sizes(Size(seeds=5, max_seeds=8, duration=2000.0, warmup=100.0,
+                      axes={"TCP load": tuple(round(0.1 * k, 1) for k in range(1, 8)), "protocols": tuple(PROTOCOLS)}),
+                 Size(seeds=5, max_seeds=20, duration=75000.0, warmup=500.0,
+                      axes={"TCP load": tuple(round(0.1 * k, 1) for k in range(1, 8)), "protocols": tuple(PROTOCOLS)}))
+UDP_TCP_SIZES = Sizes(Size(seeds=5, max_seeds=8, duration=1500.0, warmup=100.0,
+                           axes={"long TCP flows": (1, 2, 3, 4, 5), "protocols": tuple(PROTOCOLS)}),
+                      Size(seeds=5, max_seeds=20, duration=75000.0, warmup=500.0,
+                           axes={"long TCP flows": (1, 2, 3, 4, 5), "protocols": tuple(PROTOCOLS)}))
 
 
-def _size(ctx: Context, entry: str) -> dict[str, Any]:
-    return SIZES[entry]["quick" if ctx.quick else "full"]
+def udp_scenario(base: dict, protocol: str, alpha: float | None = None, beta: float | None = None, **overrides) -> dict:
+    """``base`` with the UDP class under ``protocol`` (:func:`udp_point`) and other overrides by key path."""
+    sc = json.loads(json.dumps(base))
+    for k, v in {**udp_point(protocol, alpha, beta), **overrides}.items():
+        set_path(sc, k, v)
+    return sc
+
+
+def protocol_point(base: dict, protocol: str, group: tuple, labels: dict, alpha=None, beta=None, **overrides) -> Point:
+    """A run of the UDP class under ``protocol`` (α, β for TFCBR), labelled with the protocol,
+    α and β (NaN for TFRC) and ``labels``."""
+    a = float(alpha) if alpha is not None else PROTOCOLS.get(protocol, (0, {}))[1].get("alpha", math.nan)
+    b = float(beta) if beta is not None else _cc_value(PROTOCOLS.get(protocol, (0, {}))[1], "beta")
+    return Point({"protocol": protocol, "alpha": a, "beta": b, **labels},
+                 udp_scenario(base, protocol, alpha, beta, **overrides), group)
 
 
 COLORS = {"tfrc": "tab:blue", "tfcbr": "tab:green", "rdtf": "tab:red"}
@@ -225,24 +287,40 @@ def fig1_scenario(duration: float, warmup: float) -> dict:
     return sc
 
 
+def fig1_claims(ref: pd.DataFrame, cbr: pd.DataFrame) -> list:
+    """§I-A: the TCP flows' mean response time rises with f and becomes "considerably longer"
+    than with the UDP flow under TCP (seed by seed: the ratio of the two runs of a seed)."""
+    t_tcp = dict(zip(ref["seed"], ref["tcp_mean_response_s"]))
+    fr_ = sorted(set(cbr["fraction"]))
+    resp = {f: estimate(cbr, "tcp_mean_response_s", fmt="{:.3g}", fraction=f) for f in fr_}
+    ratio = {f: Estimate.of({s_: v / t_tcp[s_] for s_, v in resp[f].values if s_ in t_tcp}) for f in fr_}
+    half_hi = Estimate.of({s_: v / 2 for s_, v in ratio[fr_[-1]].values})
+    return [AllOf("the response time increases with Y_CBR/Y_TCP (\"increases quickly\")",
+                  [Greater(f"{fr_[i + 1]:g} > {fr_[i]:g}", resp[fr_[i + 1]], resp[fr_[i]]) for i in range(len(fr_) - 1)],
+                  ours=", ".join(resp[f].text() for f in fr_) + " s"),
+            Greater(f"at f = {fr_[-1]:g} it is \"considerably longer\" than with the UDP flow under TCP (over twice)",
+                    ratio[fr_[-1]], 2.0),
+            Greater(f"... and the rise is steep: at f = {fr_[0]:g} less than half the ratio at f = {fr_[-1]:g}",
+                    half_hi, ratio[fr_[0]])]
+
+
 @reproduction("tfcbr-fig1", paper=PAPER, figure="Fig. 1",
-              title="A CBR flow near the TCP rate makes the Poisson TCP flows' response time explode",
-              quick_size="10 seeds x 3,000 s; Y_CBR/Y_TCP in {0.5, 0.7, 0.8, 0.9, 0.95}",
-              full_size="5 seeds x 75,000 s; Y_CBR/Y_TCP from 0.5 to 0.95 by 0.05")
+              title="A CBR flow near the TCP rate makes the Poisson TCP flows' response time explode", sizes=FIG1_SIZES)
 def tfcbr_fig1(ctx: Context) -> Outcome:
-    """Fig. 1: the UDP flow under TCP gives Y^TCP; CBR at 0.5..0.95 Y^TCP, mean TCP response time."""
-    z = _size(ctx, "fig1")
-    duration, warmup, seeds, fracs = z["duration"], z["warmup"], z["seeds"], z["fracs"]
+    """Fig. 1: the UDP flow under TCP gives Y^TCP; CBR at 0.5..0.95 Y^TCP, mean TCP response time.
+    Two stages (the CBR rates are fractions of the first stage's mean Y^TCP), so the seeds are fixed."""
+    size = ctx.size
+    duration, warmup, fracs = size.duration, size.warmup, size.axis("Y_CBR/Y_TCP")
     base = fig1_scenario(duration, warmup)
-    ref = ctx.sweep(base, points=[{"traffic[udp].protocol": "newreno", "traffic[udp].cc": {}}], seeds=seeds,
-                    name=f"tfcbr-fig1-tcp-{'quick' if ctx.quick else 'full'}")
-    r = ref.map(measure)
+    seeds = {(): range(ctx.seed, ctx.seed + size.seeds)}
+    ref_pt = Point({"udp": "tcp"}, udp_scenario(base, "newreno", **{"traffic[udp].cc": {}}))
+    r = run_points(ctx, "tcp", [ref_pt], seeds, measured, keep=(RATES,))
     y_tcp, y_tcp_ci = mean_ci(r["udp_rate"])
     t_tcp, t_tcp_ci = mean_ci(r["tcp_mean_response_s"])
-    rate_of = {f"{f * y_tcp:.0f}bps": f for f in fracs}
-    pts = [{"traffic[udp].protocol": "cbr", "traffic[udp].cc": {"rate": k}} for k in rate_of]
-    cbr = ctx.sweep(base, points=pts, seeds=seeds).map(measure)
-    cbr["fraction"] = [rate_of[_param(c)["rate"]] for c in cbr["traffic[udp].cc"]]
+    pts = [Point({"udp": "cbr", "fraction": f}, udp_scenario(base, "cbr", **{"traffic[udp].cc": {"rate": f"{f * y_tcp:.0f}bps"}}))
+           for f in fracs]
+    cbr = run_points(ctx, "cbr", pts, seeds, measured, keep=(RATES,))
+    claims = fig1_claims(r, cbr)
     rows = [dict(udp="tcp", fraction=1.0, y_udp_bps=y_tcp, mean_response_s=t_tcp, mean_response_ci=t_tcp_ci,
                  ratio=1.0, ratio_ci=t_tcp_ci / t_tcp, theory_ratio=1.0, seeds=len(r))]
     for fr_, g in cbr.groupby("fraction"):
@@ -265,16 +343,8 @@ def tfcbr_fig1(ctx: Context) -> Outcome:
     ax.set_yscale("log")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title("TFCBR paper Fig. 1: CBR-like UDP vs Poisson TCP (paper: grows without bound as f -> 1)",
-                 fontsize=8)
     hi = c.iloc[-1]
     lo = c.iloc[0]
-    increasing = bool(np.all(np.diff(c["mean_response_s"].to_numpy()) > 0))
-    agrees = bool(increasing and hi["ratio"] > 2.0 and lo["ratio"] < hi["ratio"] / 2)
-    verdict = (f"mean TCP response time {lo['mean_response_s']:.3g} s at f = {lo['fraction']:g} rising to "
-               f"{hi['mean_response_s']:.3g} ± {hi['mean_response_ci']:.2g} s at f = {hi['fraction']:g}, "
-               f"{hi['ratio']:.2f}x the {t_tcp:.3g} s with the UDP flow under TCP (paper: grows without bound, "
-               f"'considerably longer'; PS model {float(fig1_theory(hi['fraction'])):.1f}x)")
     table = "\n".join(f"| {r.fraction:g} | {r.y_udp_bps / 1e6:.3f} | {r.mean_response_s:.3f} ± "
                       f"{r.mean_response_ci:.3f} | {r.ratio:.2f} | {r.theory_ratio:.2f} |" for r in c.itertuples())
     details = f"""
@@ -300,8 +370,13 @@ start and losses), so a CBR flow at f·Y_TCP leaves more room than the model's
 f(1 − ρ), and the blow-up arrives later in f; with Pareto shape 1.5 the sizes have
 infinite variance, so means over finite runs converge slowly (wide intervals near f = 1).
 """
-    return Outcome(df, fig, verdict, details, agrees,
-                   tolerance="a response time increasing in f at every point (means over seeds) and rising more than 2x overall; no margin on the orderings (their 95% CI is shown)")
+    mark_figure(fig, claims, "TFCBR paper Fig. 1: CBR-like UDP vs Poisson TCP (paper: grows without bound as f -> 1)")
+    return outcome(df, fig, claims, intro=details,
+                   what=f"mean TCP response time {lo['mean_response_s']:.3g} s at f = {lo['fraction']:g} rising to "
+                        f"{hi['mean_response_s']:.3g} ± {hi['mean_response_ci']:.2g} s at f = {hi['fraction']:g}, "
+                        f"{hi['ratio']:.2f}x the {t_tcp:.3g} s with the UDP flow under TCP (PS model "
+                        f"{float(fig1_theory(hi['fraction'])):.1f}x)",
+                   tolerance="'considerably longer' read as over twice the TCP case")
 
 
 # --------------------------------------------------------------------------- Figs. 6-11
@@ -346,18 +421,6 @@ def against_reference(runs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _runs_frame(res) -> pd.DataFrame:
-    """:func:`measure` over a sweep, with plain ``queue``, ``load``, ``protocol``, ``alpha``,
-    ``beta`` columns (NaN α, β for TFRC)."""
-    df = res.map(measure)
-    df["queue"] = df["links[bottleneck].queue"].map(_queue_name) if "links[bottleneck].queue" in df else "droptail"
-    df["load"] = df["traffic[web].load"].astype(float) if "traffic[web].load" in df else np.nan
-    df["protocol"] = df["traffic[udp].protocol"]
-    df["alpha"] = [_cc_value(c, "alpha") for c in df["traffic[udp].cc"]]
-    df["beta"] = [_cc_value(c, "beta") for c in df["traffic[udp].cc"]]
-    return df
-
-
 def largest_alpha(tab: pd.DataFrame, col: str) -> float:
     """The largest α of the grid such that ``col`` holds for every β and load of ``tab`` and for
     every smaller α too (0 when it fails at the smallest)."""
@@ -375,22 +438,33 @@ PAPER_LARGEST = {("droptail", "stf_mu"): 6 / 8, ("red", "stf_mu"): 4 / 8,
                  ("droptail", "stf_st"): 4 / 8, ("red", "stf_st"): 1 / 8}
 
 
+def alpha_beta_points(size: Size) -> list[Point]:
+    """TFRC and every (α, β) of TFCBR at every TCP load and queue; a group per (queue, load)."""
+    base = scenario(0.3, size.duration, size.warmup)
+    out = []
+    for q in size.axis("queues"):
+        for ld in size.axis("TCP load"):
+            over = {"traffic[web].load": ld, "links[bottleneck].queue": QUEUES[q]}
+            lab = {"queue": q, "load": ld}
+            out.append(protocol_point(base, "tfrc", (q, ld), lab, **over))
+            out += [protocol_point(base, "tfcbr", (q, ld), lab, alpha=a, beta=b, **over)
+                    for a in size.axis("α") for b in size.axis("β (s)")]
+    return out
+
+
 @reproduction("tfcbr-alpha-beta-packet", paper=PAPER, figure="Figs. 6-11",
               title="TFCBR's (α, β) plane by packet simulation: where it is STF-st, STF-μ or neither",
-              quick_size="α in {1,2,4,6,8,9}/8, β in {1, 16, 64} s, loads 10/30/50%, DropTail and RED, "
-                         "5 seeds x 600 s",
-              full_size="α 1/8..9/8 by 1/8, β 1..256 s by powers of 2, loads 10/30/50%, DropTail and RED, "
-                        "5 seeds x 75,000 s")
+              sizes=ALPHA_BETA_SIZES)
 def tfcbr_alpha_beta_packet(ctx: Context) -> Outcome:
-    """Figs. 6-11: each (α, β) against TFRC at the same load and queue (§V-C)."""
-    z = _size(ctx, "alpha_beta")
-    alphas, betas, loads = z["alphas"], z["betas"], z["loads"]
-    points = [udp_point("tfrc")] + [udp_point("tfcbr", a, b) for a in alphas for b in betas]
-    res = ctx.sweep(scenario(0.3, z["duration"], z["warmup"]), points=points, seeds=z["seeds"],
-                    grid={"traffic[web].load": loads, "links[bottleneck].queue": [QUEUES[q] for q in z["queues"]]})
-    tab = against_reference(_runs_frame(res), ["queue", "load"])
+    """Figs. 6-11: each (α, β) against TFRC at the same load and queue (§V-C). The grid's
+    boundary is read off pooled CDFs at a fixed number of seeds (no replication rounds)."""
+    size = ctx.size
+    pts = alpha_beta_points(size)
+    runs = run_points(ctx, "packet", pts, {p.group: range(ctx.seed, ctx.seed + size.seeds) for p in pts}, measured,
+                      keep=(RATES,))
+    tab = against_reference(runs, ["queue", "load"])
     tab = tab[tab.protocol == "tfcbr"].drop(columns=["protocol"]).reset_index(drop=True)
-    return alpha_beta_outcome(tab, alphas, betas, loads)
+    return alpha_beta_outcome(tab, size.axis("α"), size.axis("β (s)"), size.axis("TCP load"))
 
 
 def alpha_beta_outcome(tab: pd.DataFrame, alphas, betas, loads) -> Outcome:
@@ -424,8 +498,6 @@ def alpha_beta_outcome(tab: pd.DataFrame, alphas, betas, loads) -> Outcome:
     # one legend for all panels, under them (in a corner it covered the small-α markers)
     fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="lower center", ncol=5, fontsize=8,
                bbox_to_anchor=(0.5, -0.03))
-    fig.suptitle("TFCBR (α, β) against TFRC, packet level (markers: ours; dotted: the paper's boundary α; "
-                 "dashed: flow-level point C, α = 0.5)", fontsize=10)
     found = {(q, c): largest_alpha(tab[tab.queue == q], c) for q in queues for c in ("stf_mu", "stf_st")}
     tol = 2 / 8
     within = {k: abs(found[k] - PAPER_LARGEST[k]) <= tol + 1e-9 for k in found}
@@ -436,10 +508,10 @@ def alpha_beta_outcome(tab: pd.DataFrame, alphas, betas, loads) -> Outcome:
     pt = "\n".join(f"| {r.queue} | {r.load:.0%} | {r.stf_st_index:.3f} | {r.tcp_rate_ratio:.3f} ± "
                    f"{r.tcp_rate_ratio_ci:.3f} | {r.rate_over_tfrc:.3f} | {'STF-st' if r.stf_st else ('STF-μ' if r.stf_mu else 'neither')} |"
                    for r in p.itertuples())
-    agrees = bool(all(within.values()))
-    verdict = "; ".join(f"largest α {'STF-μ' if c == 'stf_mu' else 'STF-st'} for every β with "
-                        f"{'DropTail' if q == 'droptail' else 'RED'}: {found[(q, c)] * 8:g}/8 (paper "
-                        f"{PAPER_LARGEST[(q, c)] * 8:g}/8)" for (q, c) in found) + "; tolerance ±2/8"
+    name = lambda q, c: f"largest α {'STF-μ' if c == 'stf_mu' else 'STF-st'} for every β with " \
+                        f"{'DropTail' if q == 'droptail' else 'RED'}"
+    claims = [Near(f"{name(q, c)}: {PAPER_LARGEST[(q, c)] * 8:g}/8 (§V-C)", Estimate.const(found[(q, c)], "{:.3f}"),
+                   PAPER_LARGEST[(q, c)], tol, ours=f"{found[(q, c)] * 8:g}/8") for (q, c) in found]
     details = f"""
 Paper (§V-C, Figs. 6-11, NS-2, 75,000 s): "the largest α so that TFCBR is STF-μ for any
 β is 6/8 for Droptail routers and 4/8 for RED routers ... the largest α so that TFCBR
@@ -447,7 +519,7 @@ is STF-st for any β is 4/8 for Droptail routers and 1/8 for RED routers"; the p
 (0.5, 64 s) is STF-st at high load and STF-μ but not STF-st at low load (§V-D). The
 figures themselves are only drawn (boundary lines), so these four numbers are what we
 compare, on our grid α ∈ {{{', '.join(f'{a * 8:g}/8' for a in alphas)}}}, β ∈ {betas} s,
-loads {loads}, 5 seeds each. Tolerance: two grid steps of α (±2/8), since the boundary
+loads {loads}, {int(tab['seeds'].max())} seeds each. Tolerance: two grid steps of α (±2/8), since the boundary
 depends on TFRC's loss estimator (RFC 5348 here, ns-2's Agent/TFRC there) and on RED's
 unstated parameters (ns-2's classic defaults here: thresholds 5/15 packets, max_p 0.1).
 
@@ -467,23 +539,60 @@ The point (α, β) = (0.5, 64 s):
 |---|---|---|---|---|---|
 {pt}
 """
-    return Outcome(tab, fig, verdict, details, agrees,
-                   tolerance=f"±2/8 in α, two steps of the paper's α grid of 1/8 (the paper's boundary is read off its figures' grid); {STF_TOLERANCE}")
+    mark_figure(fig, claims, "TFCBR (α, β) against TFRC, packet level (markers: ours; dotted: the paper's boundary "
+                             "α; dashed: flow-level point C, α = 0.5)")
+    return outcome(tab, fig, claims, intro=details, what="; ".join(f"{name(q, c)}: {found[(q, c)] * 8:g}/8 (paper "
+                                                                  f"{PAPER_LARGEST[(q, c)] * 8:g}/8)" for (q, c) in found),
+                   tolerance=f"±2/8 in α, two steps of the paper's α grid of 1/8 (the paper's boundary is read off its "
+                             f"figures' grid); {STF_TOLERANCE}")
 
 
 # --------------------------------------------------------------------------- Figs. 15-20
 
+def vs_claims(runs: pd.DataFrame) -> list:
+    """§VI-B on Figs. 15-20, each protocol against TFRC at the same load (seed by seed where
+    the measure is per run; the STF-st index pools the seeds' TCP rates)."""
+    tab = against_reference(runs, ["load"]).set_index(["protocol", "load"])
+    loads = sorted(set(runs["load"]))
+    ratio = lambda p, ld: Estimate.of({s_: v for s_, v in _rate_ratios(runs, p, ld).items()},
+                                     groups={(ld,)}, fmt="{:.3f}")
+    per = lambda col, p, ld: estimate(runs, col, fmt="{:.3g}", protocol=p, load=ld)
+    idx = lambda p, ld: Estimate.const(float(tab.loc[(p, ld), "stf_st_index"]), "{:.3f}")
+    return [AllOf("TFCBR is always STF-μ (its TCP flows' mean rate at least TFRC's; Fig. 17)",
+                  [Greater(f"{ld:.0%}", ratio("tfcbr", ld), 1.0) for ld in loads]),
+            AllOf("RDTF is not even STF-μ (Fig. 17)", [Greater(f"{ld:.0%}", 1.0, ratio("rdtf", ld)) for ld in loads]),
+            AllOf("TFCBR is STF-st except when the TCP load is 10% (Fig. 16)",
+                  [Within(f"{ld:.0%}", idx("tfcbr", ld), hi=0.0) for ld in loads if ld >= 0.3]),
+            AllOf("RDTF is far from STF-st: about 80% of TCP flows should improve (index at least 0.5; Fig. 16)",
+                  [Within(f"{ld:.0%}", idx("rdtf", ld), lo=0.5) for ld in loads]),
+            AllOf("TFCBR sends less than TFRC (Fig. 18)",
+                  [Greater(f"{ld:.0%}", per("udp_rate", "tfrc", ld), per("udp_rate", "tfcbr", ld)) for ld in loads]),
+            AllOf("... and much more smoothly on the scale of a minute (Fig. 19)",
+                  [Greater(f"{ld:.0%}", per("udp_cov", "tfrc", ld), per("udp_cov", "tfcbr", ld)) for ld in loads])]
+
+
+def _rate_ratios(runs: pd.DataFrame, protocol: str, load: float) -> dict:
+    """Per seed: the TCP flows' mean rate with ``protocol`` over that with TFRC."""
+    g = runs[np.isclose(runs["load"], load)]
+    ref = dict(zip(g[g.protocol == "tfrc"]["seed"], g[g.protocol == "tfrc"]["tcp_mean_rate"]))
+    x = g[g.protocol == protocol]
+    return {s_: v / ref[s_] for s_, v in zip(x["seed"], x["tcp_mean_rate"]) if s_ in ref}
+
+
+def protocols_points(base: dict, axis: str, key: str, values) -> list[Point]:
+    """The three protocols at each value of one key path (a group per value)."""
+    return [protocol_point(base, p, (v,), {axis: v}, **{key: v}) for v in values for p in PROTOCOLS]
+
+
 @reproduction("tfcbr-vs-tfrc-rdtf", paper=PAPER, figure="Figs. 15-20",
               title="TFRC, TFCBR and RDTF against Poisson TCP at loads 10-70%: rate, smoothness, friendliness",
-              quick_size="loads 10..70% by 10%, 3 protocols, 5 seeds x 2,000 s",
-              full_size="loads 10..70% by 10%, 3 protocols, 5 seeds x 75,000 s")
+              sizes=VS_SIZES)
 def tfcbr_vs_tfrc_rdtf(ctx: Context) -> Outcome:
     """Figs. 15-20 (§VI-B): one UDP flow of each protocol against short TCP flows."""
-    z = _size(ctx, "vs")
-    loads, duration, warmup = z["loads"], z["duration"], z["warmup"]
-    res = ctx.sweep(scenario(0.3, duration, warmup), points=[udp_point(p) for p in PROTOCOLS], seeds=z["seeds"],
-                    grid={"traffic[web].load": loads})
-    runs = _runs_frame(res)
+    size = ctx.size
+    loads, duration, warmup = size.axis("TCP load"), size.duration, size.warmup
+    pts = protocols_points(scenario(0.3, duration, warmup), "load", "traffic[web].load", loads)
+    runs, claims = replicate(ctx, "packet", pts, measured, vs_claims, keep=(RATES,))
     tab = against_reference(runs, ["load"])
     plt = pyplot()
     fig, axes = plt.subplots(2, 3, figsize=(14, 7.5))
@@ -504,29 +613,15 @@ def tfcbr_vs_tfrc_rdtf(ctx: Context) -> Outcome:
     ax.grid(alpha=0.3)
     ax = axes[1, 2]
     for p in ("tfrc", "tfcbr"):
-        x = _per_second(res.result(runs[(runs.protocol == p) & np.isclose(runs.load, mid)].iloc[0]["key"]), "udp")[:600]
+        x = runs[(runs.protocol == p) & np.isclose(runs.load, mid)].sort_values("seed").iloc[0]["udp_trace"]
         ax.plot(np.arange(len(x)), x, color=colors[p], lw=0.8, label=p.upper())
     ax.set_title(f"1-s UDP rate, load {mid:.0%}, first seed (Fig. 20)", fontsize=9)
     ax.set_xlabel("time after warm-up (s)")
     ax.grid(alpha=0.3)
-    fig.tight_layout()
     t = tab.set_index(["protocol", "load"])
-    tfcbr_mu = all(t.loc[("tfcbr", ld), "stf_mu"] for ld in loads)
-    rdtf_not_mu = all(not t.loc[("rdtf", ld), "stf_mu"] for ld in loads)
     tfcbr_st = [ld for ld in loads if t.loc[("tfcbr", ld), "stf_st"]]
     rdtf_idx = [t.loc[("rdtf", ld), "stf_st_index"] for ld in loads]
-    smoother = all(t.loc[("tfcbr", ld), "cov_rate"] < t.loc[("tfrc", ld), "cov_rate"] for ld in loads)
-    lower = all(t.loc[("tfcbr", ld), "mean_rate"] < t.loc[("tfrc", ld), "mean_rate"] for ld in loads)
-    rdtf_idx_ok = min(rdtf_idx) >= 0.5
     gap = max([t.loc[("tfcbr", ld), "stf_st_gap"] for ld in loads if ld > 0.15] or [float("nan")])
-    agrees = bool(tfcbr_mu and rdtf_not_mu and smoother and lower and rdtf_idx_ok
-                  and all(ld in tfcbr_st for ld in loads if ld >= 0.3))
-    verdict = (f"TFCBR STF-μ at {'every' if tfcbr_mu else 'NOT every'} load (paper: every), STF-st at loads "
-               f"{[f'{v:.0%}' for v in tfcbr_st]} (paper: all but 10%); RDTF "
-               f"{'never' if rdtf_not_mu else 'sometimes'} STF-μ (paper: never), STF-st index "
-               f"{min(rdtf_idx):.2f}-{max(rdtf_idx):.2f} (paper about 0.8); TFCBR's CDF above TFRC's by at most "
-               f"{gap:.3f} from 20% load; TFCBR sends less than TFRC and "
-               f"{'more' if smoother else 'NOT more'} smoothly at every load (paper: yes)")
     table = "\n".join(f"| {r.protocol} | {r.load:.0%} | {r.mean_rate / 1e6:.2f} ± {r.mean_rate_ci / 1e6:.2f} | "
                       f"{r.cov_rate:.3f} ± {r.cov_rate_ci:.3f} | {r.tcp_mean_rate / 1e6:.2f} ± "
                       f"{r.tcp_mean_rate_ci / 1e6:.2f} | {r.stf_st_index:.3f} | {r.stf_st_gap:.4f} | {'yes' if r.stf_mu else 'no'} | "
@@ -543,16 +638,20 @@ every load (STF-st for TFCBR at every load from 30%), and RDTF's index must be a
 least 0.5 (the paper's "about 80%" read loosely, since the index is a count of flows
 past a band that shrinks with the sample size).
 
-Ours, {duration:g} s runs (the first {warmup:g} s excluded), 5 seeds, mean ± 95% CI over
-seeds; rates in Mbps; STF against TFRC at the same load and seeds; the largest CDF gap
+Ours, {duration:g} s runs (the first {warmup:g} s excluded), {int(tab['seeds'].min())}-{int(tab['seeds'].max())} seeds,
+mean ± 95% CI over seeds; rates in Mbps; STF against TFRC at the same load and seeds; the largest CDF gap
 is max_t F_protocol(t) − F_TFRC(t), in probability (0 when never above):
 
 | protocol | load | UDP rate | CoV (64 s) | TCP flows' mean rate | STF-st index | largest CDF gap | STF-μ | STF-st |
 |---|---|---|---|---|---|---|---|---|
 {table}
 """
-    return Outcome(tab, fig, verdict, details, agrees,
-                   tolerance=STF_TOLERANCE + "; smoother and lower rates compared on means without margin; RDTF's STF-st index at least 0.5")
+    mark_figure(fig, claims, "Figs. 15-20: TFRC, TFCBR and RDTF against Poisson TCP (ours, 95% CI)")
+    return outcome(tab, fig, claims, intro=details,
+                   what=f"TFCBR STF-st at loads {[f'{v:.0%}' for v in tfcbr_st]} (paper: all but 10%); RDTF's STF-st "
+                        f"index {min(rdtf_idx):.2f}-{max(rdtf_idx):.2f} (paper about 0.8); TFCBR's CDF above TFRC's by "
+                        f"at most {gap:.3f} from 20% load",
+                   tolerance=STF_TOLERANCE + "; RDTF's STF-st index at least 0.5")
 
 
 # --------------------------------------------------------------------------- Figs. 12-14
@@ -586,18 +685,54 @@ def measure_convergence(res) -> dict:
             "u1": a, "u2": b}
 
 
+def convergence(res) -> pd.DataFrame:
+    """The reduction ``tfcbr-convergence`` keeps of a run: :func:`measure_convergence` in one
+    row (the two flows' 1-s rates as lists)."""
+    m = measure_convergence(res)
+    return pd.DataFrame([{**m, "u1": m["u1"].tolist(), "u2": m["u2"].tolist()}])
+
+
+convergence.version = 1
+CONVERGENCE = f"{__name__}:convergence"
+
+
+def convergence_claims(runs: pd.DataFrame) -> list:
+    """§V-D: the larger β, the smoother the rate and the longer the convergence; every seed converges."""
+    betas = sorted(set(runs["beta"]))
+    conv = {b: estimate(runs, "convergence_s", fmt="{:.0f}", beta=b) for b in betas}
+    cov = {b: estimate(runs, "cov_mean", fmt="{:.3f}", beta=b) for b in betas}
+    done = {b: Estimate.const(float(runs[runs.beta == b]["convergence_s"].notna().mean())) for b in betas}
+    return [AllOf("the larger β, the longer the convergence (Figs. 12-14)",
+                  [Greater(f"{betas[i + 1]:g} s", conv[betas[i + 1]], conv[betas[i]]) for i in range(len(betas) - 1)],
+                  ours=", ".join(f"{conv[b].text()} s" for b in betas)),
+            AllOf("... and the smoother the rate", [Greater(f"{betas[i + 1]:g} s", cov[betas[i]], cov[betas[i + 1]])
+                                                    for i in range(len(betas) - 1)],
+                  ours=", ".join(cov[b].text() for b in betas)),
+            AllOf("the two flows converge in every run", [Within(f"β = {b:g} s", done[b], lo=1.0) for b in betas],
+                  ours=", ".join(f"{done[b].value:.0%}" for b in betas))]
+
+
 @reproduction("tfcbr-convergence", paper=PAPER, figure="Figs. 12-14",
               title="Two TFCBR flows: the larger β, the smoother the rate and the slower the convergence",
-              quick_size="β 16/64/256 s, 10 seeds x 1,500 s",
-              full_size="β 16/64/256 s, 20 seeds x 3,000 s")
+              sizes=CONVERGENCE_SIZES)
 def tfcbr_convergence(ctx: Context) -> Outcome:
     """Figs. 12-14 (§V-D): the second flow joins at 500 s; time until the two rates agree."""
-    z = _size(ctx, "convergence")
-    betas, duration, seeds = z["betas"], z["duration"], z["seeds"]
+    size = ctx.size
+    betas, duration = list(size.axis("β (s)")), size.duration
     base = convergence_scenario(64, duration)
-    pts = [{"traffic[u1].cc.beta": f"{b}s", "traffic[u2].cc.beta": f"{b}s"} for b in betas]
-    runs = ctx.sweep(base, points=pts, seeds=seeds).map(measure_convergence)
-    runs["beta"] = runs["traffic[u1].cc.beta"].map(lambda s: float(s[:-1]))
+    pts = []
+    for b in betas:
+        sc = json.loads(json.dumps(base))
+        for k in ("traffic[u1].cc.beta", "traffic[u2].cc.beta"):
+            set_path(sc, k, f"{b}s")
+        pts.append(Point({"beta": float(b)}, sc))
+
+    def measure(res, point):
+        m = measured(res)
+        return {**m, "cov_mean": (m["cov_u1"] + m["cov_u2"]) / 2}
+
+    runs, claims = replicate(ctx, "packet", pts, measure, convergence_claims, keep=(CONVERGENCE,))
+    seeds = int(runs["seed"].nunique())
     rows = []
     for b, g in runs.groupby("beta"):
         m, h = mean_ci(g["convergence_s"])
@@ -608,7 +743,7 @@ def tfcbr_convergence(ctx: Context) -> Outcome:
     plt = pyplot()
     fig, axes = plt.subplots(1, len(betas) + 1, figsize=(4 * len(betas) + 4, 3.8))
     for ax, b in zip(axes, betas):
-        r = runs[runs.beta == b].iloc[0]
+        r = runs[runs.beta == b].sort_values("seed").iloc[0]
         ax.plot(r["u1"] / 1e6, lw=0.7, label="flow 1 (from 10 s)")
         ax.plot(np.arange(len(r["u2"])), r["u2"] / 1e6, lw=0.7, label="flow 2 (from 500 s)")
         ax.set_title(f"β = {b} s (paper Fig. {12 + betas.index(b)}), seed {r['seed']}", fontsize=9)
@@ -626,14 +761,6 @@ def tfcbr_convergence(ctx: Context) -> Outcome:
     ax2 = ax.twinx()
     ax2.errorbar(tab["beta"], tab["cov_rate"], yerr=tab["cov_rate_ci"], fmt="s--", color="tab:green", capsize=3)
     ax2.set_ylabel("CoV of 1-s rates in 64 s", color="tab:green")
-    fig.tight_layout()
-    slower = bool(np.all(np.diff(tab["convergence_s"]) > 0))
-    smoother = bool(np.all(np.diff(tab["cov_rate"]) < 0))
-    agrees = bool(slower and smoother and (tab["converged"] == tab["seeds"]).all())
-    verdict = ("convergence " + ", ".join(f"{r.convergence_s:.0f} ± {r.convergence_ci:.0f} s" for r in tab.itertuples())
-               + " and CoV " + ", ".join(f"{r.cov_rate:.3f}" for r in tab.itertuples())
-               + f" for β = {betas} s: {'slower' if slower else 'NOT slower'} and "
-               f"{'smoother' if smoother else 'NOT smoother'} as β grows (paper: both, figures only)")
     table = "\n".join(f"| {r.beta:g} | {r.converged}/{r.seeds} | {r.convergence_s:.1f} ± {r.convergence_ci:.1f} | "
                       f"{r.cov_rate:.3f} ± {r.cov_rate_ci:.3f} |" for r in tab.itertuples())
     details = f"""
@@ -652,24 +779,41 @@ each 64-s window, averaged) of both flows after 1000 s.
 |---|---|---|---|
 {table}
 """
-    return Outcome(tab, fig, verdict, details, agrees,
-                   tolerance="orderings in β (convergence slower, CoV smaller) of the means over seeds without margin (95% CIs shown); every seed must converge")
+    mark_figure(fig, claims, "Figs. 12-14: two TFCBR flows, the second from 500 s (ours)")
+    return outcome(tab, fig, claims, intro=details,
+                   what="convergence " + ", ".join(f"{r.convergence_s:.0f} ± {r.convergence_ci:.0f} s" for r in
+                                                   tab.itertuples()) + f" for β = {betas} s")
 
 
 # --------------------------------------------------------------------------- Figs. 21-23
 
+def udp_tcp_claims(runs: pd.DataFrame) -> list:
+    """§VI-C on Figs. 21-23, against TFRC at the same number of long flows."""
+    runs = runs.assign(long_per_flow=runs["long_rate"] / runs["n_long"])
+    tab = against_reference(runs, ["n_long"]).set_index(["protocol", "n_long"])
+    ns = sorted(set(runs["n_long"]))
+    per = lambda col, p, n: estimate(runs, col, fmt="{:.3g}", protocol=p, n_long=n)
+    return [AllOf("TFCBR is STF-st for every number of long flows: its short flows' index is zero (Fig. 21)",
+                  [Within(f"n = {n}", Estimate.const(float(tab.loc[("tfcbr", n), "stf_st_index"]), "{:.3f}"), hi=0.0)
+                   for n in ns]),
+            AllOf("the long TCP flows are faster with TFCBR than with TFRC (Fig. 23)",
+                  [Greater(f"n = {n}", per("long_per_flow", "tfcbr", n), per("long_per_flow", "tfrc", n)) for n in ns]),
+            AllOf("with RDTF the short flows are slower than with TFRC (Fig. 22) ...",
+                  [Greater(f"n = {n}", per("tcp_mean_rate", "tfrc", n), per("tcp_mean_rate", "rdtf", n)) for n in ns]),
+            AllOf("... and the long flows too, slightly (Fig. 23): RDTF is not STF-μ",
+                  [Greater(f"n = {n}", per("long_per_flow", "tfrc", n), per("long_per_flow", "rdtf", n))
+                   for n in ns])]
+
+
 @reproduction("tfcbr-udp-tcp", paper=PAPER, figure="Figs. 21-23",
-              title="Five UDP flows with one to five long-lived TCP flows and Poisson TCP at 30%",
-              quick_size="n_long 1..5, 3 protocols, 5 seeds x 1,500 s",
-              full_size="n_long 1..5, 3 protocols, 5 seeds x 75,000 s")
+              title="Five UDP flows with one to five long-lived TCP flows and Poisson TCP at 30%", sizes=UDP_TCP_SIZES)
 def tfcbr_udp_tcp(ctx: Context) -> Outcome:
     """Figs. 21-23 (§VI-C): STF-st index of the short flows, mean rate of short and long flows."""
-    z = _size(ctx, "udp_tcp")
-    ns, duration, warmup = z["ns"], z["duration"], z["warmup"]
+    size = ctx.size
+    ns, duration, warmup = size.axis("long TCP flows"), size.duration, size.warmup
     base = scenario(0.3, duration, warmup, n_udp=5, n_long_tcp=1)
-    res = ctx.sweep(base, points=[udp_point(p) for p in PROTOCOLS], seeds=z["seeds"], grid={"traffic[long].count": ns})
-    runs = _runs_frame(res)
-    runs["n_long"] = runs["traffic[long].count"].astype(int)
+    pts = protocols_points(base, "n_long", "traffic[long].count", ns)
+    runs, claims = replicate(ctx, "packet", pts, measured, udp_tcp_claims, keep=(RATES,))
     runs["long_rate"] = runs["long_rate"] / runs["n_long"]
     tab = against_reference(runs, ["n_long"])
     lr = runs.groupby(["n_long", "protocol"])["long_rate"].apply(lambda x: mean_ci(x))
@@ -681,17 +825,6 @@ def tfcbr_udp_tcp(ctx: Context) -> Outcome:
         ("stf_st_index", None, "STF-st index, short flows (Fig. 21)"),
         ("tcp_mean_rate", "tcp_mean_rate_ci", "short flows' mean rate (Fig. 22)"),
         ("long_mean_rate", "long_mean_rate_ci", "long flows' mean rate (Fig. 23)")))
-    fig.tight_layout()
-    t = tab.set_index(["protocol", "n_long"])
-    tfcbr_st = [n for n in ns if t.loc[("tfcbr", n), "stf_st"]]
-    long_higher = all(t.loc[("tfcbr", n), "long_mean_rate"] > t.loc[("tfrc", n), "long_mean_rate"] for n in ns)
-    rdtf_short_lower = all(t.loc[("rdtf", n), "tcp_mean_rate"] < t.loc[("tfrc", n), "tcp_mean_rate"] for n in ns)
-    rdtf_long_lower = all(t.loc[("rdtf", n), "long_mean_rate"] < t.loc[("tfrc", n), "long_mean_rate"] for n in ns)
-    agrees = bool(len(tfcbr_st) == len(ns) and long_higher and rdtf_short_lower and rdtf_long_lower)
-    verdict = (f"TFCBR STF-st for n_long in {tfcbr_st} of {ns} (paper: all); long flows faster with TFCBR than "
-               f"TFRC: {'all' if long_higher else 'NOT all'} n (paper: all); short flows slower with RDTF than "
-               f"TFRC: {'all' if rdtf_short_lower else 'NOT all'} n, long flows too: {'all' if rdtf_long_lower else 'NOT all'} "
-               f"n (paper: both, RDTF not STF-μ)")
     table = "\n".join(f"| {r.protocol} | {r.n_long} | {r.stf_st_index:.3f} | {r.tcp_mean_rate / 1e6:.3f} ± "
                       f"{r.tcp_mean_rate_ci / 1e6:.3f} | {r.long_mean_rate / 1e6:.3f} ± {r.long_mean_rate_ci / 1e6:.3f}"
                       f" | {r.mean_rate / 5e6:.3f} |" for r in tab.itertuples())
@@ -702,11 +835,11 @@ TCP flows' mean rate is higher with TFCBR than with TFRC in every case, so TFCBR
 STF-st; with RDTF both the short and (slightly) the long flows' mean rates are below
 TFRC's: not STF-μ. No values are printed; the check is these orders at every n.
 
-Ours: 5 seeds of {duration:g} s (the first {warmup:g} s excluded); rates in Mbps, 95% CI:
+Ours: {int(tab['seeds'].min())}-{int(tab['seeds'].max())} seeds of {duration:g} s (the first {warmup:g} s excluded); rates in Mbps, 95% CI:
 
 | protocol | n_long | STF-st index | short flows' mean rate | long flow's mean rate | UDP flow's mean rate |
 |---|---|---|---|---|---|
 {table}
 """
-    return Outcome(tab, fig, verdict, details, agrees,
-                   tolerance=STF_TOLERANCE + "; the rate orderings on means over seeds without margin (95% CIs shown)")
+    mark_figure(fig, claims, "Figs. 21-23: five UDP flows beside long and short TCP flows (ours, 95% CI)")
+    return outcome(tab, fig, claims, intro=details, tolerance=STF_TOLERANCE)
