@@ -79,7 +79,7 @@ def _context():
     global _CTX
     if _CTX is None:
         _CTX = mp.get_context("forkserver")
-        _CTX.set_forkserver_preload(["cclab.sweeps.crashtest", "cclab.sweeps", "cclab.api", "pyarrow.parquet"])
+        _CTX.set_forkserver_preload([__name__ if __name__ != "__main__" else "crashtest", "cclab.sweeps", "cclab.api", "pyarrow.parquet"])
     return _CTX
 
 
