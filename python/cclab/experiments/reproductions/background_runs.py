@@ -43,8 +43,9 @@ SCENARIOS = Path(__file__).resolve().parents[4] / "scenarios"
 #: their ``[[traffic]]`` tables (``access`` and ``cc`` are replaced, not merged). Reno is
 #: the papers' TCP; LEDBAT is the ns-2 draft-00 module (``draft00``), LEDBAT-60 [BG]'s
 #: 60 ms target, LEDBAT~a [FB]'s unstated "more competitive" LEDBAT (our choice: the same
-#: 60 ms target, docs/protocols.md); TCP-LP is the ns-2 agent, i.e. Linux's tcp_lp.c
-#: (``variant = "linux"``). ``access``: a static limit, ``rate_tracking``: [BG] §IV's
+#: 60 ms target, docs/protocols.md); TCP-LP is Linux's tcp_lp.c rules on one clock
+#: (``variant = "linux"``), which is not what ns-2.35's Agent/TCP/Linux made of them
+#: (issue 24; the "LBE implementation" factor of :data:`ABLATION` runs that). ``access``: a static limit, ``rate_tracking``: [BG] §IV's
 #: adaptive limit, ``fairbat``: [FB] eq. (2).
 POLICIES: dict[str, dict] = {
     "vanilla": {"protocol": "reno"},
@@ -162,13 +163,36 @@ def packet_point(net: Network, policy: str, loads: Mapping[str, float], size, *,
 #: both papers (``cclab reproduce NAME --ablate``; :mod:`cclab.experiments.ablation`): the
 #: buffer in packets (the papers' 100), the lower-than-best-effort implementations (ours:
 #: the ns-2 draft-00 LEDBAT and Linux's TCP-LP, against ns-3's), the run length (twice,
-#: the same warm-up). The TCP preset (``tcp.preset = "ns2"``) joins when the engine has it
-#: (issue 24).
+#: the same warm-up); TCP-LP as ns-2.35 ran it, its Linux module inside Agent/TCP/Linux
+#: with that agent's defaults ("the default version of TCP-LP" of the papers: no
+#: timestamps_, so no delay sample, and a TCPSink, so no fast retransmit;
+#: docs/protocols.md, TCP-LP's ns2 variant), and with timestamps_ on; and the TCP agent,
+#: ns-2.35's (``tcp.preset = "ns2"``: 1000-byte packets, ns-2's windows, timers and
+#: recovery), keeping the scenarios' receive window of 128 KiB (131 packets: ns-2's
+#: default window_ of 20 packets would cap a web flow near 3 Mb/s, which no paper
+#: reports; our choice, stated).
+def ns2_linux_agent(timestamps: bool) -> dict:
+    """Agent/TCP/Linux's sender as cclab's keys (as bench/validate_ns2.py checks them
+    against ns-2.35): packetSize_ 1000, windowInit_ 2 with the SYN in it, ns-2's option
+    sizes, rtxcur_init_ 3 s, maxrto_ 120 s, no fast retransmit to a TCPSink."""
+    return {"mss": 1000, "header": 40, "initial_window": 2, "syn_segment": True, "timestamps": timestamps,
+            "option_sizes": "ns2", "initial_rto": "3s", "max_rto": "120s", "dupack_threshold": 1_000_000,
+            "receive_window": "131072B"}
+
+
 ABLATION = Ablation((
     Factor("buffer (packets)", (Level("50", {"links[*].queue.limit": "50pkts"}),
                                 Level("200", {"links[*].queue.limit": "200pkts"}))),
-    Factor("LBE implementation", (Level("ns-3 LEDBAT and TCP-LP", {"traffic[protocol=ledbat].cc.variant": "ns3",
-                                                                   "traffic[protocol=tcp_lp].cc.variant": "ns3"}),)),
+    Factor("LBE implementation", (
+        Level("ns-3 LEDBAT and TCP-LP", {"traffic[protocol=ledbat].cc.variant": "ns3",
+                                         "traffic[protocol=tcp_lp].cc.variant": "ns3"}),
+        Level("TCP-LP as ns-2 ran it (Agent/TCP/Linux defaults)",
+              {"traffic[protocol=tcp_lp].cc.variant": "ns2", "traffic[protocol=tcp_lp].tcp": ns2_linux_agent(False)}),
+        Level("TCP-LP as ns-2 ran it, timestamps_ on",
+              {"traffic[protocol=tcp_lp].cc.variant": "ns2", "traffic[protocol=tcp_lp].tcp": ns2_linux_agent(True)}),
+    )),
+    Factor("TCP agent", (Level("ns-2.35's (preset ns2, 128 KiB window)",
+                               {"tcp": {"preset": "ns2", "receive_window": "131072B"}}),)),
     Factor("run length", (Level("twice", size=lambda s: s.replace(duration=2 * s.duration)),)),
 ), note="A level that holds no lower-than-best-effort class (vanilla, access control) runs as the baseline.")
 
