@@ -313,6 +313,6 @@ def test_the_cli_names_an_entrys_factors(tmp_path, capsys):
 
     assert cli.main(["reproduce", "fairbat-fig2", "--ablate", "nosuch", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert "fairbat-fig2 has no factor 'nosuch'; its factors: buffer (packets), LBE implementation, run length" in err
+    assert "fairbat-fig2 has no factor 'nosuch'; its factors: buffer (packets), LBE implementation, TCP agent, run length" in err
     assert cli.main(["reproduce", "background-fig4", "--ablate", "--out", str(tmp_path)]) == 2
     assert "background-fig4 declares no ablation" in capsys.readouterr().err
