@@ -38,6 +38,7 @@ import fcntl
 import hashlib
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -103,6 +104,21 @@ CREATE TABLE IF NOT EXISTS memos (
 );
 """
 
+
+
+def _wal(db: sqlite3.Connection, attempts: int = 200) -> None:
+    """Put the index in WAL mode. Switching needs the database alone, and SQLite
+    answers "database is locked" at once, without its busy handler, when another
+    process opens a new store at the same instant and switches it too: try again,
+    a few ms apart (up to about 10 s), until one of them has done it."""
+    for i in range(attempts):
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or i == attempts - 1:
+                raise
+            time.sleep(0.005 + 0.045 * random.random())
 
 class StoreError(RuntimeError):
     """The store cannot be used as asked (wrong layout, in use, unknown key)."""
@@ -269,7 +285,7 @@ class Store:
         db = sqlite3.connect(uri, uri=True, timeout=60.0, isolation_level=None)
         db.execute("PRAGMA busy_timeout = 60000")
         if not self.readonly:
-            db.execute("PRAGMA journal_mode = WAL")
+            _wal(db)
             # NORMAL in WAL mode: a commit survives any crash of the process; a power
             # loss can lose the last commits but never corrupts the index.
             db.execute("PRAGMA synchronous = NORMAL")
