@@ -306,9 +306,12 @@ def test_fairbat_keeps_the_queue_near_its_target_with_a_demand(files, tmp_path):
     # a later run into the same folder starts from the limit this one had learnt
     with sqlite3.connect(tmp_path / "d/.cclab-bg/journal.sqlite") as db:
         learnt = db.execute("SELECT last_limit FROM runs").fetchone()[0]
-    # (the limit of the last update while chunks were still arriving: near M = 3, not the
-    # lower one the final drain of the queue leads to)
-    assert learnt in {l for t, l, a, w in res.limit_trace} and 2.0 <= learnt <= 4.0, learnt
+    # (the limit of the last update while chunks were still arriving: one point of the
+    # settled trajectory, within half of its time mean m either way, not the values below
+    # 1 that the final drain of the queue reaches within two updates (2.29, 0.95, 0.38 in
+    # one run); a point, unlike m, moves with the machine's load: 1.74 against m near 3
+    # once in a loaded make test)
+    assert learnt in {l for t, l, a, w in res.limit_trace} and 0.5 * m <= learnt <= 1.5 * m, (learnt, m)
     with ServerThread(src) as srv:
         again = fetch([srv.url + "c.txt"], tmp_path / "d", policy="fairbat", params={"tau": 4}, **FAST)
     assert again.ok and again.limit_trace[0][1] == learnt
