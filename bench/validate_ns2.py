@@ -65,6 +65,8 @@ import ns2run  # noqa: E402
 import pairing  # noqa: E402
 from pairing import mean_ci, paired_agrees  # noqa: E402
 
+from cclab.experiments.reproductions.background_runs import ns2_linux_agent  # noqa: E402
+
 BINS = [(0, 1e5, "<100KB"), (1e5, 1e6, "100KB-1MB"), (1e6, 3e6, "1-3MB"), (3e6, 1e7, "3-10MB"),
         (1e7, math.inf, ">=10MB")]
 MIN_BIN_FLOWS = 30
@@ -263,12 +265,10 @@ def classes(r) -> list[str]:
 
 
 def linux_tcp(ts: bool, window: int) -> dict:
-    """Agent/TCP/Linux's sender as cclab's keys (docs/protocols.md, TCP-LP's ns2 variant):
-    packetSize_ 1000, windowInit_ 2, the SYN in the initial window, ns-2's option sizes,
-    rtxcur_init_ 3 s, maxrto_ 120 s, no fast retransmit to a TCPSink."""
-    return {"mss": 1000, "header": 40, "initial_window": 2, "syn_segment": True, "timestamps": ts,
-            "option_sizes": "ns2", "initial_rto": "3s", "max_rto": "120s", "dupack_threshold": 1_000_000,
-            "receive_window": f"{window * 1000}B"}
+    """Agent/TCP/Linux's sender as cclab's keys, with ns-2's window_ of `window`
+    packets: the same keys the background entries' ablation runs
+    (`background_runs.ns2_linux_agent`)."""
+    return dict(ns2_linux_agent(ts), receive_window=f"{window * 1000}B")
 
 
 def tcp_lp_checks(duration: float, tcp: dict) -> list[Check]:
