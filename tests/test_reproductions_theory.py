@@ -8,8 +8,8 @@ from cclab.experiments import catalogue
 @pytest.mark.parametrize("name", ["background-fig2", "background-fig3", "background-fig4"])
 def test_background_entries_quick(name, tmp_path):
     outcome, paths = catalogue.get(name).run(quick=True, out=tmp_path, progress=False)
-    # Fig. 4: the paper's 22% is not what its own closed forms give (18.98%): it disagrees
-    assert outcome.agrees is (name != "background-fig4"), outcome.verdict
+    # (the numbers: tests/test_theory_background.py; Fig. 4's peak of 18.98% against the
+    # paper's 22%, from the closed forms: tests/test_reproduction_verdicts.py)
     assert "tolerance" in outcome.verdict
     for p in paths.values():
         assert p.exists() and p.stat().st_size > 0
