@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1] / "python" / "cclab"
 #: The parts of cclab, lowest first; parts on one line are side by side (neither imports
 #: the other). `cclab` (the package's __init__) is the facade on top: it only re-exports.
 ORDER = [
-    {"_core", "names", "stats", "outdir", "plotting", "traces"},
+    {"_core", "names", "stats", "outdir", "sqlite_reader", "plotting", "traces"},
     {"scenario"},
     {"validation", "summary"},
     {"api", "flowsim", "theory", "describe"},

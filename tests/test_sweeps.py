@@ -7,6 +7,8 @@ import json
 import math
 import os
 import signal
+import sqlite3
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -683,3 +685,33 @@ def test_the_slurm_example_runs_a_sweep_through_dask_jobqueue(tmp_path):
     assert "SweepResult('slurm': 4 runs, 0 cached, 4 ran, 0 failed" in done.stdout
     crashtest.check_store(tmp_path / "store")
     assert len(crashtest.stored(tmp_path / "store")) == 4
+
+
+def _leave_hot_journal(index: Path) -> None:
+    """A writer killed mid-transaction in rollback mode: the index keeps a hot journal."""
+    code = f"""
+import os, sqlite3
+db = sqlite3.connect({str(index)!r}, isolation_level=None)
+db.execute("PRAGMA journal_mode = DELETE")
+db.execute("PRAGMA cache_size = 1")  # spill the change into the file before the commit
+db.execute("BEGIN")
+db.execute("CREATE TABLE padding (x)")
+db.executemany("INSERT INTO padding VALUES (?)", [("x" * 200,)] * 5000)
+os._exit(0)
+"""
+    subprocess.run([sys.executable, "-c", code], check=True)
+    assert index.with_name(index.name + "-journal").exists()
+
+
+def test_a_reader_repairs_what_a_killed_writer_left(tmp_path):
+    """A read-only Store opened on an index with a hot journal (a writer killed while
+    creating it) reads it instead of failing with "attempt to write a readonly database"."""
+    store = tmp_path / "s"
+    res = sweep(tiny_sweep(2), store=store, cluster="serial", progress=False)
+    _leave_hot_journal(store / "index.sqlite")
+    with Store(store, readonly=True) as st:
+        keys = [k for (k,) in st.db.execute("SELECT key FROM runs")]
+        assert sorted(keys) == sorted(res.stats.executed)
+        assert "padding" not in {n for (n,) in st.db.execute("SELECT name FROM sqlite_master")}
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            st.db.execute("DELETE FROM runs")

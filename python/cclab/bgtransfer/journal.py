@@ -26,6 +26,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+from .. import sqlite_reader
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
     name TEXT PRIMARY KEY,
@@ -87,7 +89,7 @@ class Journal:
     def __init__(self, path: str | Path, *, readonly: bool = False):
         self.path = Path(path)
         if readonly:
-            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+            self.db = sqlite_reader.connect(self.path)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, isolation_level=None)

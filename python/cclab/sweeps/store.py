@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
+from .. import sqlite_reader
 from ..outdir import fsync_dir
 
 #: The layout version of a store; a store written by another layout is refused. Layout 2
@@ -281,9 +282,14 @@ class Store:
 
     def _connect(self) -> sqlite3.Connection:
         path = self.root / "index.sqlite"
-        uri = f"file:{path}?mode=ro" if self.readonly else f"file:{path}"
-        db = sqlite3.connect(uri, uri=True, timeout=60.0, isolation_level=None)
-        db.execute("PRAGMA busy_timeout = 60000")
+        if self.readonly:
+            try:
+                db = sqlite_reader.connect(path, timeout=60.0)
+            except sqlite_reader.NeedsRecovery as exc:
+                raise StoreError(str(exc)) from None
+        else:
+            db = sqlite3.connect(f"file:{path}", uri=True, timeout=60.0, isolation_level=None)
+            db.execute("PRAGMA busy_timeout = 60000")
         if not self.readonly:
             _wal(db)
             # NORMAL in WAL mode: a commit survives any crash of the process; a power
