@@ -186,7 +186,7 @@ class Manager:
                  retries: int = DEFAULT_RETRIES, timeout: float = DEFAULT_TIMEOUT, overwrite: bool = False,
                  progress: bool = True, max_active: int = DEFAULT_MAX_ACTIVE,
                  backoff_base: float = BACKOFF_BASE, backoff_cap: float = BACKOFF_CAP, trace: bool = True,
-                 ca_file: str | os.PathLike | None = None):
+                 ca_file: str | os.PathLike | None = None, meta: str | os.PathLike | None = None):
         self.entries = entries
         self.dest = Path(dest)
         self.policy = policy
@@ -202,7 +202,12 @@ class Manager:
         self.trace_on = trace
         self.ca_file = ca_file
         self.rng = random.Random()
-        self.meta = self.dest / RESERVED
+        # the journal, partial data and lock: DEST/.cclab-bg (`cclab bg fetch`), or a folder
+        # of its own under it (a daemon's job: jobs into one folder do not share a journal)
+        self.meta = Path(meta) if meta is not None else self.dest / RESERVED
+        #: awaited with the bytes of every block received (the daemon's rate caps and its
+        #: per-host delivery count); None: nothing
+        self.pace = None
         self.jobs: list[FileJob] = []
         self.delivered = 0  # bytes received by every chunk (rate tracking's measurement)
         self.fetched = 0
@@ -489,6 +494,10 @@ class Manager:
             return
         c.start, c.end = max(rest[0][0], c.start), min(rest[0][1], c.end)
         headers = {"Range": f"bytes={c.start}-{c.end - 1}"}
+        if job.validator and job.validator.startswith('"'):
+            # RFC 9110 §13.1.5: a changed file comes whole (200) with its new ETag, which
+            # check_validator refuses, instead of a range of other bytes
+            headers["If-Range"] = job.validator
         pos = base = mark = c.start  # mark: the first byte not yet journaled
         mark_t = time.monotonic()
         whole = other = None
@@ -503,6 +512,8 @@ class Manager:
                     data = data[: end - pos]
                     self.write(job, data, pos)
                     pos += len(data)
+                    if self.pace is not None:
+                        await self.pace(len(data))
                     if pos - mark >= CHECKPOINT_BYTES or time.monotonic() - mark_t >= CHECKPOINT_S:
                         await self.record(job, mark, pos)  # a long chunk's progress survives a kill
                         mark, mark_t = pos, time.monotonic()
