@@ -367,43 +367,80 @@ def test_holds_rate_caps_and_the_transfer_check(files, tmp_path, daemon):
     assert span >= (800_000 - 2 * 65536) / 400_000
 
 
-def test_the_socket_refuses_other_users(tmp_path):
-    from aiohttp import web
+class AppThread:
+    """An aiohttp application served from a thread, on a Unix socket (``path``) or TCP."""
 
-    from cclab.bgtransfer.api import listen, make_app
+    def __init__(self, make, path: Path | None = None):
+        self.make, self.path = make, path
+        self.ready, self.stop = threading.Event(), threading.Event()
+        self.port = None
+
+    async def main(self):
+        from aiohttp import web
+
+        from cclab.bgtransfer.api import listen
+
+        app = self.make()
+        if self.path is not None:
+            runner = await listen(app, str(self.path))
+        else:
+            runner = web.AppRunner(app)
+            await runner.setup()
+            site = web.TCPSite(runner, "127.0.0.1", 0)
+            await site.start()
+            self.port = site._server.sockets[0].getsockname()[1]  # noqa: SLF001
+        self.ready.set()
+        while not self.stop.is_set():
+            await asyncio.sleep(0.02)
+        await runner.cleanup()
+
+    def __enter__(self):
+        self.thread = threading.Thread(target=lambda: asyncio.run(self.main()))
+        self.thread.start()
+        self.ready.wait(10)
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+
+def test_the_socket_refuses_other_users(tmp_path):
+    from cclab.bgtransfer.api import make_app
 
     class Service:
         def jobs(self):
             return {"jobs": []}
 
-    path = tmp_path / "s" / "api.sock"
-    ready, stop = threading.Event(), threading.Event()
-
-    def serve(uid):
-        async def main():
-            runner = await listen(make_app(Service(), uid=uid), str(path))
-            ready.set()
-            while not stop.is_set():
-                await asyncio.sleep(0.02)
-            await runner.cleanup()
-        asyncio.run(main())
-
     for uid, expect in ((os.getuid() + 1, 403), (os.getuid(), 200)):
-        ready.clear()
-        stop.clear()
-        t = threading.Thread(target=serve, args=(uid,))
-        t.start()
-        ready.wait(10)
-        try:
-            Client(path).jobs()
-            status = 200
-        except DaemonError as exc:
-            status = exc.status
-            assert "refused: peer uid" in str(exc)
-        stop.set()
-        t.join()
+        with AppThread(lambda: make_app(Service(), uid=uid), tmp_path / "s" / "api.sock"):
+            try:
+                Client(tmp_path / "s" / "api.sock").jobs()
+                status = 200
+            except DaemonError as exc:
+                status = exc.status
+                assert "refused: peer uid" in str(exc)
         assert status == expect
-    assert web is not None
+
+
+def test_a_redirect_to_another_scheme_fails_the_job_at_once(tmp_path, daemon):
+    from aiohttp import web
+
+    async def redirect(request):
+        raise web.HTTPFound("file:///etc/passwd")
+
+    def make():
+        app = web.Application()
+        app.router.add_route("*", "/passwd", redirect)
+        return app
+
+    d = daemon("--retries", "8")
+    with AppThread(make) as srv:
+        job = d.add([f"http://127.0.0.1:{srv.port}/passwd"], tmp_path / "o")
+        jobs = d.wait([job], timeout=10)
+    assert jobs[job]["state"] == "failed" and "file:///etc/passwd" in jobs[job]["error"], jobs[job]
+    assert "retries" not in jobs[job]["error"]  # not retried: a redirect will not change
+    assert not (tmp_path / "o" / "passwd").exists()
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="needs root to act as another user")

@@ -20,7 +20,7 @@ import struct
 
 from aiohttp import web
 
-from .jobs import JobError
+from .jobs import JobError, NoJob
 
 VERBS = ("pause", "resume", "cancel")
 
@@ -50,7 +50,7 @@ def make_app(service, uid: int | None = None) -> web.Application:
             return await handler(request)
         except JobError as exc:
             return web.json_response({"error": str(exc)}, status=400)
-        except KeyError as exc:
+        except NoJob as exc:
             return web.json_response({"error": f"no job {exc.args[0]}"}, status=404)
 
     async def list_jobs(request: web.Request) -> web.Response:

@@ -28,10 +28,10 @@ from pathlib import Path
 from .engine import BACKOFF_BASE, BACKOFF_CAP, DEFAULT_CHUNK, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .gate import HostGate
 from .jobrun import JobRun
-from .jobs import check_spec
-from .policy import Policy, parse_policy
+from .jobs import JobError, NoJob, check_spec
+from .policy import Policy
 from .scheduler import JobView, foreground, hold, next_change, order
-from .store import ENDED, JobStore, spec_of
+from .store import JobStore, spec_of
 
 #: jobs opened at once per host beyond what its controller needs (and a ceiling)
 OPEN_MAX = 16
@@ -120,7 +120,7 @@ class Daemon:
     def job(self, job_id: int) -> dict:
         row = self.store.get(job_id)
         if row is None:
-            raise KeyError(job_id)
+            raise NoJob(job_id)
         return self.describe(row, time.time())
 
     def jobs(self) -> dict:
@@ -150,11 +150,9 @@ class Daemon:
     async def act(self, job_id: int, verb: str) -> dict:
         row = self.store.get(job_id)
         if row is None:
-            raise KeyError(job_id)
+            raise NoJob(job_id)
         lv = self.live.get(job_id)
         if lv is None:  # ended: nothing to do, say so
-            from .jobs import JobError
-
             raise JobError(f"job {job_id}: already {row['state']}, cannot {verb} it")
         if verb == "pause":
             lv.state = "paused"

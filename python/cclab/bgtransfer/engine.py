@@ -398,8 +398,10 @@ class Manager:
                             raise Transient(f"{e.url}: HTTP {r.status} {r.reason or ''}".rstrip())
                         job.validator = r.headers.get("ETag") or r.headers.get("Last-Modified")
                 break
-            except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError) as exc:
-                raise Fatal(f"{e.url}: {describe(exc)}") from None  # retrying will not fix a certificate
+            except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError, aiohttp.RedirectClientError,
+                    aiohttp.TooManyRedirects) as exc:
+                # retrying will not fix a certificate, nor a redirect to file: or another scheme
+                raise Fatal(f"{e.url}: {describe(exc)}") from None
             except (aiohttp.ClientError, asyncio.TimeoutError, Transient) as exc:
                 if attempt == self.retries:
                     raise Transient(f"{e.url}: {describe(exc)} (after {self.retries} retries)") from None
@@ -524,7 +526,8 @@ class Manager:
                 if any(e > c.start and s < c.end for s, e in gaps(self.journal.ranges(job.name), job.size)):
                     raise Transient(f"{url}: the whole-file body that was to cover bytes {c.start}-{c.end - 1} "
                                     f"stopped short")
-        except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError) as exc:
+        except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError, aiohttp.RedirectClientError,
+                aiohttp.TooManyRedirects) as exc:
             raise Fatal(f"{url}: {describe(exc)}") from None
         except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError) as exc:
             raise Transient(f"{url}: {describe(exc)}") from None

@@ -32,6 +32,10 @@ class JobError(ValueError):
     """Bad input to `add` (400 from the API, exit 2 from the CLI)."""
 
 
+class NoJob(LookupError):
+    """A job number the queue does not hold (404 from the API, exit 2 from the CLI)."""
+
+
 @dataclass
 class JobSpec:
     """What a client asked for (stored as JSON in the queue)."""

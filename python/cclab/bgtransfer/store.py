@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from .jobs import JobSpec, spec_from_dict
+from .journal import open_wal
 
 ENDED = ("done", "failed", "cancelled")
 STATES = ("queued", "running", "paused") + ENDED
@@ -42,12 +43,7 @@ class JobStore:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
-        self.db.row_factory = sqlite3.Row
+        self.db = open_wal(self.path, SCHEMA)
 
     def close(self) -> None:
         self.db.close()
