@@ -522,3 +522,26 @@ def _expand(arg: str, spec: dict) -> str:
     for k, v in spec.items():
         arg = arg.replace(k, v)
     return arg
+
+
+def test_pause_holds_a_running_job_resume_finishes_it_cancel_leaves_nothing(files, tmp_path, daemon):
+    src, data = files
+    d = daemon("--chunk-size", "100k")
+    with ServerThread(src, options=ServeOptions(rate=1_000_000)) as srv:
+        kept = d.add([srv.url + "a.bin"], tmp_path / "o", sha256=sha(data["a.bin"]))
+        dropped = d.add([srv.url + "c.bin"], tmp_path / "o", priority="foreground", max_rate="100k")
+        deadline = time.monotonic() + 20
+        while d.client.job(kept)["bytes_done"] < 200_000:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        assert d.client.act(kept, "pause")["state"] == "paused"
+        time.sleep(0.4)  # the chunks in flight (100 kB each, 0.1-0.3 s) end
+        paused_at = job_ranges(tmp_path / "o", kept, "a.bin")  # what its journal has, now
+        time.sleep(0.5)
+        assert job_ranges(tmp_path / "o", kept, "a.bin") == paused_at < len(data["a.bin"])
+        assert d.client.job(kept)["held"] == "paused"
+        assert d.client.act(dropped, "cancel")["state"] == "cancelled"
+        assert d.client.act(kept, "resume")["state"] == "running"
+        jobs = d.wait([kept])
+    assert jobs[kept]["state"] == "done" and (tmp_path / "o" / "a.bin").read_bytes() == data["a.bin"]
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["a.bin"]  # c.bin's partial data went too
