@@ -221,7 +221,7 @@ def test_the_cli_verbs_and_their_exit_statuses(files, daemon, tmp_path, capsys):
         assert cli.main(["bg", "jobs", "--json", *sock]) == 0
         js = json.loads(capsys.readouterr().out)
     assert [(j["id"], j["state"]) for j in js["jobs"]] == [(1, "cancelled"), (2, "done")]
-    assert js["hosts"][0]["policy"] == "fairbat" and js["hosts"][0]["limit"] >= 1
+    assert js["hosts"][0]["policy"] == "fairbat" and js["hosts"][0]["limit"] >= 1 and js["hosts"][0]["idle"]
     assert (tmp_path / "o" / "c.bin").read_bytes() == data["c.bin"]
     assert not (tmp_path / "o" / "b.bin").exists() and leftovers(tmp_path / "o") == []
     assert cli.main(["bg", "jobs", "--socket", str(tmp_path / "nothing.sock")]) == 1
@@ -545,3 +545,23 @@ def test_pause_holds_a_running_job_resume_finishes_it_cancel_leaves_nothing(file
         jobs = d.wait([kept])
     assert jobs[kept]["state"] == "done" and (tmp_path / "o" / "a.bin").read_bytes() == data["a.bin"]
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["a.bin"]  # c.bin's partial data went too
+
+
+def test_an_idle_daemon_sleeps_past_its_controllers_periods(files, tmp_path, daemon):
+    # a controller period of 0.2 s: a host's controller left ticking after its jobs end
+    # (or a held job's due retry) would wake the loop without end
+    src, data = files
+    d = daemon("--param", "period=0.2")
+    with ServerThread(src) as srv:
+        d.wait([d.add([srv.url + "b.bin"], tmp_path / "o")])
+        d.add([srv.url + "c.bin"], tmp_path / "o", not_before="+1h")
+
+        def cpu() -> float:
+            f = Path(f"/proc/{d.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+        time.sleep(0.5)
+        c0 = cpu()
+        time.sleep(1.5)
+        assert cpu() - c0 <= 0.05  # 3 % of a core at most (a busy loop takes 100 %)
+        hosts = d.client.jobs()["hosts"]
+        assert len(hosts) == 1 and hosts[0]["idle"]  # retired: no controller without an open job

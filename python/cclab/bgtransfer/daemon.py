@@ -92,6 +92,7 @@ class Daemon:
         self.o = opts
         self.live: dict[int, Live] = {}
         self.gates: dict[str, HostGate] = {}
+        self.learnt: dict[str, float | None] = {}  # the limit of a retired controller, per host
         self.chunks: dict[asyncio.Task, tuple[Live, bool]] = {}  # task -> (job, through the gate)
         self.opening: dict[asyncio.Task, Live] = {}
         self.side: set[asyncio.Task] = set()  # hooks
@@ -125,9 +126,11 @@ class Daemon:
 
     def jobs(self) -> dict:
         wall = time.time()
+        hosts = [g.to_dict() for g in self.gates.values()]
+        hosts += [{"host": h, "policy": self.o.policy.name, "limit": m, "active": 0, "waiting": 0, "idle": True}
+                  for h, m in self.learnt.items() if h not in self.gates]  # retired: the limit it had learnt
         return {"jobs": [self.describe(r, wall) for r in self.store.all()], "allowed": self.allowed,
-                "hosts": [g.to_dict() for g in self.gates.values()], "max_rate": self.o.max_rate,
-                "pid": os.getpid()}
+                "hosts": hosts, "max_rate": self.o.max_rate, "pid": os.getpid()}
 
     def describe(self, row, wall: float) -> dict:
         spec = spec_of(row)
@@ -239,6 +242,7 @@ class Daemon:
         while not self.stopping.is_set():
             now, wall = self.clock(), time.time()
             self.end_jobs(now)
+            self.retire_gates()
             self.open_more(now, wall)
             self.dispatch(now, wall)
             self.save_progress(now)
@@ -269,9 +273,18 @@ class Daemon:
 
     # -- jobs: open, end ---------------------------------------------------------
     def gate(self, host: str) -> HostGate:
+        """The host's controller, made when a job of the host opens (resuming from the
+        limit the last one had learnt) and retired when none is open any more: an idle
+        host's controller neither wakes the daemon nor learns from an empty queue."""
         if host not in self.gates:
-            self.gates[host] = HostGate(host, self.o.policy, self.clock(), self.o.chunk_size)
+            self.gates[host] = HostGate(host, self.o.policy, self.clock(), self.o.chunk_size,
+                                        m0=self.learnt.get(host))
         return self.gates[host]
+
+    def retire_gates(self) -> None:
+        hosts = {lv.spec.host for lv in self.live.values() if lv.run is not None}
+        for host in [h for h, g in self.gates.items() if h not in hosts and g.active == 0]:
+            self.learnt[host] = self.gates.pop(host).limit
 
     def open_more(self, now: float, wall: float) -> None:
         """Open the next jobs of each host (priority order) while the open ones have fewer
@@ -283,8 +296,8 @@ class Daemon:
         for host, lvs in by_host.items():
             if host in busy:
                 continue
-            gate = self.gate(host)
-            need = (gate.topup or 1) + math.ceil(gate.limit or 1) + 1
+            gate = self.gates.get(host)
+            need = 1 if gate is None else (gate.topup or 1) + math.ceil(gate.limit or 1) + 1
             views = {lv.id: lv.view(now) for lv in lvs}
             runnable = [lv for lv in lvs if hold(views[lv.id], wall, self.allowed) is None]
             have = sum(views[lv.id].ready for lv in runnable if lv.run is not None)
@@ -425,7 +438,8 @@ class Daemon:
     async def wait(self, now: float, wall: float) -> None:
         """Until a task ends, a client acts, or the next timed event."""
         times = [g.deadline() for g in self.gates.values()]
-        times += [lv.run.next_retry() or math.inf for lv in self.live.values() if lv.run is not None]
+        times += [lv.run.next_retry() or math.inf for lv in self.live.values()  # a held job's retry waits
+                  if lv.run is not None and hold(lv.view(now), wall, self.allowed) is None]
         nc = next_change([lv.view(now) for lv in self.live.values()], wall)
         if nc is not None:
             times.append(now + (nc - wall) + 0.01)

@@ -105,9 +105,9 @@ def _cmd_jobs(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2))
         return 0
     print("\n".join(format_jobs(data["jobs"])))
-    hosts = ", ".join(f"{h['host']}: {h['policy']} limit {h['limit']:.2f}, {h['active']} active, "
-                      f"{h['waiting']} waiting" if h["limit"] is not None else f"{h['host']}: {h['policy']}"
-                      for h in data["hosts"])
+    hosts = ", ".join(f"{h['host']}: {h['policy']} limit {h['limit']:.2f}"
+                      + (" (idle)" if h["idle"] else f", {h['active']} active, {h['waiting']} waiting")
+                      if h["limit"] is not None else f"{h['host']}: {h['policy']}" for h in data["hosts"])
     print(f"{len(data['jobs'])} jobs; transfer check: {'yes' if data['allowed'] else 'no'}"
           + (f"; hosts: {hosts}" if hosts else ""))
     return 0

@@ -25,13 +25,21 @@ from .scheduler import JobView, assign, ready_background
 
 
 class HostGate:
-    def __init__(self, host: str, policy: Policy, now: float, chunk_size: int):
+    def __init__(self, host: str, policy: Policy, now: float, chunk_size: int, m0: float | None = None):
+        """``m0``: the limit an earlier controller of this host had learnt, resumed from
+        (FAIRBAT, rate tracking) unless the policy gives its own m0 (as `bg fetch` does)."""
         self.host = host
         self.policy = policy
         self.chunk_size = chunk_size
+        params = policy.params or {}
         backlog = {"rate": ("tau", 0.0), "fairbat": ("trend", 0.0)}.get(policy.name)
-        fixed = {backlog[0]: backlog[1]} if backlog and backlog[0] not in (policy.params or {}) else None
-        self.ctrl = policy.controller(now, fixed)
+        fixed = {backlog[0]: backlog[1]} if backlog and backlog[0] not in params else {}
+        self.ctrl = policy.controller(now, fixed or None)
+        if m0 is not None and policy.name in ("fairbat", "rate") and "m0" not in params:
+            try:
+                self.ctrl = policy.controller(now, {**fixed, "m0": m0})
+            except ValueError:  # outside m_min..m_max: from the policy's m0
+                pass
         self.topup: int | None = None  # None: every ready chunk (static)
         if policy.name == "fairbat":
             import json
@@ -87,4 +95,4 @@ class HostGate:
         c = self.ctrl
         return {"host": self.host, "policy": self.policy.name, "limit": None if c is None else c.limit,
                 "active": self.active, "waiting": 0 if c is None else c.waiting,
-                "delivered": self.delivered}
+                "delivered": self.delivered, "idle": False}
