@@ -3,7 +3,7 @@
     .venv/bin/python bench/bgdaemon.py idle [--jobs 1000] [--seconds 60]
     .venv/bin/python bench/bgdaemon.py loopback [--size 200MB]
     .venv/bin/python bench/bgdaemon.py kills [--kills 10]
-    .venv/bin/python bench/bgdaemon.py testbed [--jobs 20]      (root: namespaces + tbf)
+    .venv/bin/python bench/bgdaemon.py testbed [--jobs 20] [--seeds 3]   (root: namespaces + tbf)
 
 idle: the daemon's CPU time (utime + stime of /proc/PID/stat) over SECONDS with JOBS
 queued jobs (held by a not-before an hour away), and its resident memory (VmRSS) empty
@@ -210,6 +210,7 @@ def main(argv=None) -> int:
     t = sub.add_parser("testbed")
     t.add_argument("--jobs", type=int, default=20)
     t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--seeds", type=int, default=3)
     t.add_argument("--out", default="results/bgdaemon-testbed.json")
     args = ap.parse_args(argv)
     if args.what == "testbed":

@@ -20,7 +20,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from bgdaemon import PY, start_daemon, wait_done
+from bgdaemon import PY, start_daemon
 
 FAIRBAT = ["--policy", "fairbat", "--param", "tau=4", "--param", "period=20", "--param", "gain_start=0.05",
            "--param", "gain_end=0.01", "--param", "gain_scale=none", "--param", "gain_schedule=harmonic"]
@@ -40,7 +40,14 @@ def one(topo, work: Path, name: str, policy: list[str], prios: list[str], plan: 
                                             f"http://{SERVER_ADDR}:{IPORT}/blob", str(out), "--plan", str(plan)))
     ids = {c.add(urls=[f"http://{SERVER_ADDR}:{PORT}/job{i:02d}.bin"], dest=str(tmp / "dest"), priority=pr)["id"]: pr
            for i, pr in enumerate(prios)}
-    jobs = wait_done(c, list(ids), timeout=900)
+    limits = []  # (t, the host controller's limit, chunks in flight): sampled twice a second
+    while True:
+        data = c.jobs()
+        jobs = {j["id"]: j for j in data["jobs"]}
+        limits += [(time.monotonic() - t0, h["limit"], h["active"]) for h in data["hosts"] if not h["idle"]]
+        if all(jobs[i]["state"] in ("done", "failed", "cancelled") for i in ids) or time.monotonic() - t0 > 900:
+            break
+        time.sleep(0.5)
     done_s = time.monotonic() - t0
     agent.wait(900)
     p.send_signal(signal.SIGTERM)
@@ -48,7 +55,9 @@ def one(topo, work: Path, name: str, policy: list[str], prios: list[str], plan: 
     ct = [r["completion_time"] for r in map(json.loads, out.read_text().splitlines()) if r["error"] is None]
     finish = sorted(ids, key=lambda i: jobs[i]["finished_at"])
     first = min(j["added_at"] for j in jobs.values())
-    return {"policy": name, "all_jobs_done_s": done_s, "interactive": ct,
+    active = [a for _, _, a in limits]
+    return {"policy": name, "all_jobs_done_s": done_s, "interactive": ct, "limits": limits,
+            "mean_active": sum(active) / max(1, len(active)),
             "states": sorted({j["state"] for j in jobs.values()}),
             "finish_order": [ids[i] for i in finish],
             "finish_s": {pr: [jobs[i]["finished_at"] - first for i in finish if ids[i] == pr]
@@ -67,45 +76,57 @@ def report(res: dict) -> None:
     fs = res["finish_s"]
     print(f"{res['policy']:>9}: interactive downloads {len(ct)}, completion time mean {statistics.mean(ct):.3f} s, "
           f"median {statistics.median(ct):.3f} s, 95th percentile {q[18]:.3f} s; the 20 jobs done in "
-          f"{res['all_jobs_done_s']:.0f} s; mean finish high {statistics.mean(fs['high']):.0f} s, normal "
+          f"{res['all_jobs_done_s']:.0f} s (chunks in flight {res['mean_active']:.2f} on average); mean finish high {statistics.mean(fs['high']):.0f} s, normal "
           f"{statistics.mean(fs['normal']):.0f} s, low {statistics.mean(fs['low']):.0f} s; finishing order "
           f"{''.join(p[0] for p in res['finish_order'])} ({inversions(res['finish_order'])} inversions)")
 
 
 def testbed(args) -> None:
     from cclab.testbed import netns
-    from cclab.testbed.agents import arrivals
     from cclab.testbed.runner import BLOB_BYTES, IPORT, PORT, start_server, write_random
 
     ok, why = netns.probe()
     if not ok:
         raise SystemExit(f"testbed unavailable: {why}")
-    rng = random.Random(args.seed)
-    n_high = round(args.jobs * 0.35)
-    prios = ["high"] * n_high + ["normal"] * n_high + ["low"] * (args.jobs - 2 * n_high)
-    rng.shuffle(prios)
     work = Path(args.out).with_suffix("")
-    work.mkdir(parents=True, exist_ok=True)
-    (work / "bg").mkdir(exist_ok=True)
+    (work / "bg").mkdir(parents=True, exist_ok=True)
     (work / "int").mkdir(exist_ok=True)
     for i in range(args.jobs):
         write_random(work / "bg" / f"job{i:02d}.bin", JOB_BYTES, i)
     write_random(work / "int" / "blob", BLOB_BYTES, 999)
-    plan = work / "plan.json"
-    plan.write_text(json.dumps(arrivals(args.seed, 0, 1.0, 60.0, 300_000, "exponential", 0.0, BLOB_BYTES)))
     topo = netns.Topology(rate_bps=10e6, buffer_packets=100)
     topo.install_cleanup()
-    results = []
+    runs = []
     with topo:
         servers = [start_server(topo, work / "bg", PORT), start_server(topo, work / "int", IPORT)]
         try:
-            for name, policy in POLICIES.items():
-                results.append(one(topo, work, name, policy, prios, plan))
-                report(results[-1])
+            for seed in range(args.seed, args.seed + args.seeds):
+                runs.append(one_seed(topo, work, seed, args.jobs))
         finally:
             for s in servers:
                 s.kill()
                 s.wait()
-    Path(args.out).write_text(json.dumps({"priorities_added": prios, "results": results}, indent=1))
-    a, b = (statistics.mean(r["interactive"]) for r in results)
-    print(f"interactive mean completion time, FAIRBAT / unlimited: {a / b:.2f}")
+    Path(args.out).write_text(json.dumps(runs, indent=1))
+    ratios = [statistics.mean(r["results"][0]["interactive"]) / statistics.mean(r["results"][1]["interactive"])
+              for r in runs]
+    print(f"interactive mean completion time, FAIRBAT / unlimited, per seed: "
+          f"{', '.join(f'{x:.2f}' for x in ratios)}")
+
+
+def one_seed(topo, work: Path, seed: int, n_jobs: int) -> dict:
+    """Both policies on one seed's interactive downloads and order of priorities."""
+    from cclab.testbed.agents import arrivals
+    from cclab.testbed.runner import BLOB_BYTES
+
+    rng = random.Random(seed)
+    n_high = round(n_jobs * 0.35)
+    prios = ["high"] * n_high + ["normal"] * n_high + ["low"] * (n_jobs - 2 * n_high)
+    rng.shuffle(prios)
+    plan = work / f"plan-{seed}.json"
+    plan.write_text(json.dumps(arrivals(seed, 0, 1.0, 60.0, 300_000, "exponential", 0.0, BLOB_BYTES)))
+    results = []
+    for name, policy in POLICIES.items():
+        results.append(one(topo, work / f"seed{seed}", name, policy, prios, plan))
+        print(f"seed {seed} ", end="")
+        report(results[-1])
+    return {"seed": seed, "priorities_added": prios, "results": results}

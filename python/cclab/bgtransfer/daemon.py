@@ -176,7 +176,7 @@ class Daemon:
         if lv.run is not None:
             await lv.run.stop()
             for t in [t for t, (owner, _) in self.chunks.items() if owner is lv]:
-                self.settle(t, lv, self.chunks.pop(t)[1])
+                self.settle(lv, self.chunks.pop(t)[1])
             lv.run.close(remove=True)
         for t, owner in list(self.opening.items()):
             if owner is lv:
@@ -251,19 +251,22 @@ class Daemon:
             now = self.clock()
             for t in [t for t in self.chunks if t.done()]:
                 lv, gated = self.chunks.pop(t)
-                self.settle(t, lv, gated)
+                self.settle(lv, gated)
                 if lv.run is not None:
                     lv.run.collect(t, now)
             self.reap_side()
 
-    def settle(self, t: asyncio.Task, lv: Live, gated: bool) -> None:
+    def settle(self, lv: Live, gated: bool) -> None:
+        """A chunk of ``lv`` left the network: its host's controller hears of it."""
         if gated:
             self.gates[lv.spec.host].done(self.clock())
 
     async def shutdown(self) -> None:
         """SIGTERM: chunks in flight journal what they received; jobs stay queued."""
-        for t in list(self.opening):
+        opening = list(self.opening)
+        for t in opening:
             t.cancel()
+        await asyncio.gather(*opening, return_exceptions=True)
         for lv in self.live.values():
             if lv.run is not None:
                 await lv.run.stop()
@@ -313,6 +316,9 @@ class Daemon:
                      backoff_base=o.backoff[0], backoff_cap=o.backoff[1])
         try:
             await run.open(self.session, self.t0)
+        except asyncio.CancelledError:  # cancelled (its folder goes) or the daemon stops (it stays)
+            run.close(remove=run.lock_fd is not None and lv.id not in self.live)
+            raise
         except Exception as exc:  # noqa: BLE001 (the job fails, not the daemon)
             run.close(remove=run.lock_fd is not None)  # never another process's folder
             self.end(lv, "failed", f"cannot start: {exc}")

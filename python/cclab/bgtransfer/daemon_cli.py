@@ -93,7 +93,8 @@ def format_jobs(jobs: list[dict]) -> list[str]:
         size = human_bytes(j["size"]) if j["size"] is not None else "?"
         rate = f"{human_bytes(j['rate_Bps'])}/s" if j["rate_Bps"] else "-"
         limit = f"{j['limit']:.2f}" if j["limit"] is not None else "-"
-        note = j["error"] or j["held"] or (f"{j['active_chunks']} chunks in flight" if j["active_chunks"] else "")
+        n = j["active_chunks"]
+        note = j["error"] or j["held"] or (f"{n} chunk{'s' if n > 1 else ''} in flight" if n else "")
         lines.append(f"{j['id']:>4} {j['state']:<9} {j['priority']:<10} {human_bytes(j['bytes_done']):>9} "
                      f"{size:>9} {rate:>10} {_eta(j['eta_s']):>5} {limit:>5}  {note[:100]}")
     return lines
