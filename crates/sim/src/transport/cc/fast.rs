@@ -703,6 +703,7 @@ mod tests {
         assert_eq!(c.base_rtt(), Some(ms(40)));
         c.on_ack(&mut w, &ack(ms(61), MSS, Some(ms(35))));
         assert_eq!(c.base_rtt(), Some(ms(35)));
+        assert_eq!(Fast::read(Table::new(&json!({"base_rtt": "120ms"}), "cc").unwrap()).unwrap().base_rtt_ns, Some(120_000_000));
         let e = Fast::read(Table::new(&json!({"base_rtt": "0ms"}), "cc").unwrap()).unwrap_err();
         assert!(e.to_string().contains("cc.base_rtt"), "{e}");
     }
@@ -1009,10 +1010,8 @@ mod tests {
     fn parameters_are_typed_validated_and_named() {
         assert_eq!(read(json!({})).unwrap(), FastParams::default());
         let p = read(json!({"alpha": 200, "gamma": 1, "update_every": "rtt", "mi_threshold": "1ms", "react_to_ecn": true,
-                            "base_rtt": "120ms",
                             "adaptation": {"w": "1820s", "interval": "1min", "delta": 0.2, "stop_after_no_loss": "never",
-                                           "count_marks": false}}))
-        .unwrap();
+                                           "count_marks": false}})).unwrap();
         assert_eq!(
             p,
             FastParams {
@@ -1028,7 +1027,7 @@ mod tests {
                     stop_after_no_loss_ns: None,
                     count_marks: false,
                 }),
-                base_rtt_ns: Some(120_000_000),
+                base_rtt_ns: None,
             }
         );
         let a = read(json!({"adaptation": {"w": "125s"}})).unwrap().adaptation.unwrap();
