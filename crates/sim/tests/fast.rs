@@ -396,7 +396,7 @@ fn parameters_round_trip_and_errors_name_the_key() {
     assert_eq!(refused(json!({"alpha": 0})), "traffic[0].cc.alpha: expected a positive number of packets, got 0");
     assert_eq!(
         refused(json!({"alpah": 5})),
-        "traffic[0].cc.alpah: unknown key (did you mean `alpha`?); the fast controller takes: alpha, gamma, update_every, mi_threshold, react_to_ecn, adaptation"
+        "traffic[0].cc.alpah: unknown key (did you mean `alpha`?); the fast controller takes: alpha, gamma, update_every, mi_threshold, react_to_ecn, base_rtt, adaptation"
     );
     assert_eq!(
         refused(json!({"adaptation": {"interval": "1min"}})),

@@ -62,6 +62,12 @@ pub struct FastParams {
     pub react_to_ecn: bool,
     /// Algorithm 1's α adaptation; `None`: α stays fixed.
     pub adaptation: Option<AdaptationParams>,
+    /// baseRTT known from the start (ns), as the fluid model assumes the propagation
+    /// delay known; RTT samples below it still lower it. `None` (the default, and
+    /// FAST as specified): the smallest RTT sample, which overestimates the
+    /// propagation delay when the flow starts into a standing queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_rtt_ns: Option<u64>,
 }
 
 /// Algorithm 1's parameters.
@@ -95,6 +101,7 @@ impl Default for FastParams {
             mi_threshold_ns: DEFAULT_MI_THRESHOLD.0,
             react_to_ecn: false,
             adaptation: None,
+            base_rtt_ns: None,
         }
     }
 }
@@ -204,12 +211,21 @@ impl WindowProtocol for Fast {
         let update = duration_or(&mut t, "update_every", "rtt", Some(DEFAULT_UPDATE_INTERVAL))?;
         let mi = t.or("mi_threshold", Duration(DEFAULT_MI_THRESHOLD))?.0;
         let react_to_ecn = t.or("react_to_ecn", false)?;
+        let base_rtt = duration_or(&mut t, "base_rtt", "measured", None)?;
         let adaptation = match t.table("adaptation")? {
             Some(a) => Some(AdaptationParams::read(a)?),
             None => None,
         };
         t.finish("the fast controller")?;
-        Ok(FastParams { alpha, gamma, update_interval_ns: update.map(|u| u.0), mi_threshold_ns: mi.0, react_to_ecn, adaptation })
+        Ok(FastParams {
+            alpha,
+            gamma,
+            update_interval_ns: update.map(|u| u.0),
+            mi_threshold_ns: mi.0,
+            react_to_ecn,
+            adaptation,
+            base_rtt_ns: base_rtt.map(|b| b.0),
+        })
     }
 
     fn check(p: &FastParams) -> std::result::Result<(), (&'static str, String)> {
@@ -224,6 +240,9 @@ impl WindowProtocol for Fast {
         }
         if p.mi_threshold_ns > SimTime::LONGEST.0 {
             return Err(("mi_threshold_ns", "expected a time of at most 1e9 s".into()));
+        }
+        if p.base_rtt_ns.is_some_and(|b| b == 0 || b > SimTime::LONGEST.0) {
+            return Err(("base_rtt_ns", "expected a positive time of at most 1e9 s, or null (measured)".into()));
         }
         if let Some(a) = &p.adaptation {
             let time = |ns: u64| ns > 0 && ns <= SimTime::LONGEST.0;
@@ -256,7 +275,7 @@ impl State {
             interval: p.update_interval_ns.map(SimTime),
             mi_threshold: p.mi_threshold_ns as f64,
             react_to_ecn: p.react_to_ecn,
-            base_rtt: SimTime::MAX,
+            base_rtt: p.base_rtt_ns.map_or(SimTime::MAX, SimTime),
             avg_rtt: 0.0,
             next_update: SimTime::MAX,
             rtt_mark: 0,
@@ -676,6 +695,20 @@ mod tests {
     }
 
     #[test]
+    fn a_known_base_rtt_holds_against_larger_samples_and_yields_to_smaller() {
+        let mut w = window(100);
+        let mut c = fast(json!({"base_rtt": "40ms"}));
+        c.on_start(&mut w, SimTime::ZERO);
+        c.on_ack(&mut w, &ack(ms(60), MSS, Some(ms(60))));
+        assert_eq!(c.base_rtt(), Some(ms(40)));
+        c.on_ack(&mut w, &ack(ms(61), MSS, Some(ms(35))));
+        assert_eq!(c.base_rtt(), Some(ms(35)));
+        assert_eq!(Fast::read(Table::new(&json!({"base_rtt": "120ms"}), "cc").unwrap()).unwrap().base_rtt_ns, Some(120_000_000));
+        let e = Fast::read(Table::new(&json!({"base_rtt": "0ms"}), "cc").unwrap()).unwrap_err();
+        assert!(e.to_string().contains("cc.base_rtt"), "{e}");
+    }
+
+    #[test]
     fn base_rtt_is_the_minimum_and_the_average_weighs_min_3_over_w_and_a_quarter() {
         let mut w = window(100);
         let mut c = fast(json!({}));
@@ -978,8 +1011,7 @@ mod tests {
         assert_eq!(read(json!({})).unwrap(), FastParams::default());
         let p = read(json!({"alpha": 200, "gamma": 1, "update_every": "rtt", "mi_threshold": "1ms", "react_to_ecn": true,
                             "adaptation": {"w": "1820s", "interval": "1min", "delta": 0.2, "stop_after_no_loss": "never",
-                                           "count_marks": false}}))
-        .unwrap();
+                                           "count_marks": false}})).unwrap();
         assert_eq!(
             p,
             FastParams {
@@ -995,6 +1027,7 @@ mod tests {
                     stop_after_no_loss_ns: None,
                     count_marks: false,
                 }),
+                base_rtt_ns: None,
             }
         );
         let a = read(json!({"adaptation": {"w": "125s"}})).unwrap().adaptation.unwrap();
@@ -1051,7 +1084,7 @@ mod tests {
         );
         bad(
             json!({"beta": 1}),
-            "traffic[0].cc.beta: unknown key; the fast controller takes: alpha, gamma, update_every, mi_threshold, react_to_ecn, adaptation",
+            "traffic[0].cc.beta: unknown key; the fast controller takes: alpha, gamma, update_every, mi_threshold, react_to_ecn, base_rtt, adaptation",
         );
     }
 }
