@@ -138,6 +138,7 @@ class FileJob:
     initial: int = 0
     started: bool = False
     bar: object = None
+    placing: asyncio.Task | None = None  # its verification and rename, once all its ranges are in
 
     @property
     def name(self) -> str:
@@ -628,7 +629,7 @@ class Manager:
             self.requeue(job, missing)
             return
         job.state = "verifying"
-        t = asyncio.ensure_future(self.place(job))
+        t = job.placing = asyncio.ensure_future(self.place(job))
         self.finishing.add(t)
 
     async def place(self, job: FileJob) -> None:

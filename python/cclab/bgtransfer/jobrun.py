@@ -114,10 +114,9 @@ class JobRun:
         """Verifications that ended (an error in one is the file's failure)."""
         for t in [t for t in self.m.finishing if t.done()]:
             self.m.finishing.discard(t)
-            if not t.cancelled() and t.exception() is not None:
-                f = next((f for f in self.m.jobs if f.state == "verifying"), None)
-                if f is not None:
-                    self.m.fail(f, f"cannot verify or place: {describe(t.exception())}")
+            if not t.cancelled() and t.exception() is not None:  # place() keeps OSError; anything else
+                f = next(f for f in self.m.jobs if f.placing is t)
+                self.m.fail(f, f"cannot verify or place: {describe(t.exception())}")
 
     # -- the job -----------------------------------------------------------------
     def ended(self) -> bool:
