@@ -274,6 +274,13 @@ def test_kill_9_loses_no_range_and_no_job_and_refetches_at_most_the_unjournaled_
     assert 0 < journaled < len(data)
     assert sent_after == len(data) - journaled  # no completed range again, every gap once
     assert 0 <= refetched <= rate * 1.0 + 2 * 65536 + 65536  # + a block in the socket buffers
+    # a kill between recording a job's end and removing its folder: the next start sweeps it
+    d2.kill()
+    left = dest / ".cclab-bg" / f"job-{job}" / "partial"
+    left.mkdir(parents=True)
+    (left / "a.bin").write_bytes(b"stale")
+    d3 = daemon()
+    assert not (dest / ".cclab-bg").exists() and "removed the folders of 1 ended jobs" in d3.logtext()
 
 
 def test_errors_are_retried_then_fail_the_job_clearly_and_the_queue_goes_on(files, tmp_path, daemon):

@@ -27,8 +27,9 @@ from pathlib import Path
 
 from .engine import BACKOFF_BASE, BACKOFF_CAP, DEFAULT_CHUNK, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .gate import HostGate
-from .jobrun import JobRun
+from .jobrun import JobRun, remove_job_folder
 from .jobs import JobError, NoJob, check_spec
+from .manifest import RESERVED
 from .policy import Policy
 from .scheduler import JobView, foreground, hold, next_change, order
 from .store import JobStore, spec_of
@@ -173,6 +174,8 @@ class Daemon:
         for t, (owner, _) in list(self.chunks.items()):
             if owner is lv:
                 t.cancel()
+        self.store.set_state(lv.id, "cancelled")  # first: see end_jobs
+        self.live.pop(lv.id, None)
         if lv.run is not None:
             await lv.run.stop()
             for t in [t for t, (owner, _) in self.chunks.items() if owner is lv]:
@@ -181,8 +184,6 @@ class Daemon:
         for t, owner in list(self.opening.items()):
             if owner is lv:
                 t.cancel()
-        self.store.set_state(lv.id, "cancelled")
-        self.live.pop(lv.id, None)
         self.log(f"job {lv.id}: cancelled")
         self.wake.set()
 
@@ -209,6 +210,7 @@ class Daemon:
             raise ValueError(f"--state: another cclab bg daemon runs on {o.state} (lock {o.state / 'daemon.lock'})") from None
         self.store = JobStore(o.state / "jobs.sqlite")
         again = self.store.requeue_running()
+        swept = sweep_ended(self.store)
         for row in self.store.unfinished():
             self.live[row["id"]] = Live(row["id"], spec_of(row), row["state"], bytes_done=row["bytes_done"],
                                         size=row["size"])
@@ -221,7 +223,7 @@ class Daemon:
             loop.add_signal_handler(sig, self.stopping.set)
         runner = await listen(make_app(self), str(o.socket))
         self.log(f"listening on {o.socket}; {len(self.live)} unfinished jobs ({again} resumed), policy "
-                 f"{o.policy.name}")
+                 f"{o.policy.name}" + (f"; removed the folders of {swept} ended jobs a kill had left" if swept else ""))
         connector = aiohttp.TCPConnector(limit=0, force_close=True)
         timeout = aiohttp.ClientTimeout(total=None, connect=o.timeout, sock_connect=o.timeout, sock_read=o.timeout)
         try:
@@ -359,8 +361,8 @@ class Daemon:
                 state, error = lv.run.outcome()
                 lv.bytes_done, lv.size = lv.run.progress()
                 self.store.progress(lv.id, lv.bytes_done, lv.size)
-                lv.run.close(remove=True)
-                self.end(lv, state, error)
+                self.end(lv, state, error)  # recorded first: a kill before the removal below
+                lv.run.close(remove=True)   # leaves a folder that the next start sweeps
 
     def end(self, lv: Live, state: str, error: str | None) -> None:
         self.store.set_state(lv.id, state, error)
@@ -485,3 +487,14 @@ async def run_check(cmd: str, limit: float) -> bool:
         p.kill()
         await p.wait()
         return False
+
+
+def sweep_ended(store: JobStore) -> int:
+    """Remove DEST/.cclab-bg/job-ID of ended jobs, which a kill between recording the end
+    and removing the folder left behind (skipped if someone holds its lock)."""
+    n = 0
+    for row in store.ended():
+        folder = Path(spec_of(row).dest) / RESERVED / f"job-{row['id']}"
+        if folder.is_dir() and remove_job_folder(folder):
+            n += 1
+    return n

@@ -11,6 +11,7 @@ When the job ends (every file placed or failed, or cancelled) its folder under
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import heapq
 import os
 import shutil
@@ -161,11 +162,34 @@ class JobRun:
             os.close(self.lock_fd)
             self.lock_fd = None
         if remove:
-            shutil.rmtree(self.meta, ignore_errors=True)
-            try:
-                self.meta.parent.rmdir()  # DEST/.cclab-bg, if no other job uses it
-            except OSError:
-                pass
+            _remove(self.meta)
+
+
+def _remove(folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        folder.parent.rmdir()  # DEST/.cclab-bg, if no other job uses it
+    except OSError:
+        pass
+
+
+def remove_job_folder(folder: Path) -> bool:
+    """Remove an ended job's folder unless a process holds its lock; True if removed."""
+    try:
+        fd = os.open(folder / "lock", os.O_RDWR)
+    except FileNotFoundError:
+        _remove(folder)
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return False
+    try:
+        _remove(folder)
+    finally:
+        os.close(fd)
+    return True
 
 
 class _Sink:

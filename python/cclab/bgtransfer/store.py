@@ -59,6 +59,10 @@ class JobStore:
     def all(self) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM jobs ORDER BY id").fetchall()
 
+    def ended(self) -> list[sqlite3.Row]:
+        return self.db.execute("SELECT * FROM jobs WHERE state IN ('done', 'failed', 'cancelled') "
+                               "ORDER BY id").fetchall()
+
     def unfinished(self) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM jobs WHERE state NOT IN ('done', 'failed', 'cancelled') "
                                "ORDER BY id").fetchall()
