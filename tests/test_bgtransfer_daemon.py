@@ -206,6 +206,8 @@ def test_the_cli_verbs_and_their_exit_statuses(files, daemon, tmp_path, capsys):
         assert cli.main(["bg", "add", srv.url + "b.bin", "--dest", str(tmp_path / "o"), "--not-before", "+1h",
                          *sock]) == 0
         assert "job 1: queued" in capsys.readouterr().out
+        assert cli.main(["bg", "add", srv.url + "b.bin", "--dest", str(tmp_path / "o"), *sock]) == 2
+        assert "names[0]: job 1 is already fetching" in capsys.readouterr().err
         assert cli.main(["bg", "jobs", *sock]) == 0
         out = capsys.readouterr().out
         assert "not before" in out and "queued" in out

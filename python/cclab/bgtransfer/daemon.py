@@ -113,6 +113,11 @@ class Daemon:
 
     def add(self, raw: dict) -> dict:
         spec = check_spec(raw, time.time())
+        for lv in self.live.values():  # two jobs placing one file would race for it
+            same = [i for i, n in enumerate(spec.names) if lv.spec.dest == spec.dest and n in lv.spec.names]
+            if same:
+                raise JobError(f"names[{same[0]}]: job {lv.id} is already fetching "
+                               f"{os.path.join(spec.dest, spec.names[same[0]])}")
         job_id = self.store.add(spec)
         self.live[job_id] = Live(job_id, spec, "queued")
         self.log(f"job {job_id} added: {len(spec.urls)} URL(s) of {spec.host} into {spec.dest}, {spec.priority}")
