@@ -18,7 +18,6 @@ import asyncio
 import fcntl
 import math
 import os
-import shlex
 import signal
 import sys
 import time
@@ -27,6 +26,7 @@ from pathlib import Path
 
 from .engine import BACKOFF_BASE, BACKOFF_CAP, DEFAULT_CHUNK, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from .gate import HostGate
+from .hooks import run_check, run_hook
 from .jobrun import JobRun, remove_job_folder
 from .jobs import JobError, NoJob, check_spec
 from .manifest import RESERVED
@@ -378,17 +378,11 @@ class Daemon:
             self.side.add(asyncio.ensure_future(self.hook(lv, cmd, state, error)))
 
     async def hook(self, lv: Live, cmd: str, state: str, error: str | None) -> int:
-        """--on-complete / --on-error: argv split with shlex (no shell) unless --shell."""
-        env = dict(os.environ, CCLAB_BG_JOB=str(lv.id), CCLAB_BG_STATE=state, CCLAB_BG_DEST=lv.spec.dest,
-                   CCLAB_BG_FILES="\n".join(lv.spec.names), CCLAB_BG_ERROR=error or "")
-        argv = ["/bin/sh", "-c", cmd] if lv.spec.shell else shlex.split(cmd)
-        try:
-            p = await asyncio.create_subprocess_exec(*argv, env=env, stdin=asyncio.subprocess.DEVNULL)
-        except OSError as exc:
-            self.log(f"job {lv.id}: hook {argv[0]!r} could not start: {exc}")
-            return -1
-        rc = await p.wait()
-        self.log(f"job {lv.id}: hook {argv[0]!r} exited with status {rc}")
+        """--on-complete / --on-error, with the job in its environment; its status is logged."""
+        env = {"CCLAB_BG_JOB": str(lv.id), "CCLAB_BG_STATE": state, "CCLAB_BG_DEST": lv.spec.dest,
+               "CCLAB_BG_FILES": "\n".join(lv.spec.names), "CCLAB_BG_ERROR": error or ""}
+        rc, what = await run_hook(cmd, lv.spec.shell, env)
+        self.log(f"job {lv.id}: hook {what}")
         return rc
 
     def reap_side(self) -> None:
@@ -475,23 +469,6 @@ class Daemon:
             w.cancel()
             s.cancel()
         self.wake.clear()
-
-
-async def run_check(cmd: str, limit: float) -> bool:
-    """Run the transfer check (argv split with shlex, no shell); True if it exits 0 within
-    ``limit`` seconds."""
-    try:
-        p = await asyncio.create_subprocess_exec(*shlex.split(cmd), stdin=asyncio.subprocess.DEVNULL,
-                                                 stdout=asyncio.subprocess.DEVNULL,
-                                                 stderr=asyncio.subprocess.DEVNULL)
-    except OSError:
-        return False
-    try:
-        return await asyncio.wait_for(p.wait(), timeout=limit) == 0
-    except asyncio.TimeoutError:
-        p.kill()
-        await p.wait()
-        return False
 
 
 def sweep_ended(store: JobStore) -> int:
