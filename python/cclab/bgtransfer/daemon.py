@@ -97,7 +97,7 @@ class Daemon:
         self.chunks: dict[asyncio.Task, tuple[Live, bool]] = {}  # task -> (job, through the gate)
         self.opening: dict[asyncio.Task, Live] = {}
         self.side: set[asyncio.Task] = set()  # hooks
-        self.allowed = True
+        self.allowed = opts.check is None  # with a check: no background transfer until it says yes
         self.check_task: asyncio.Task | None = None
         self.next_check = 0.0
         self.last_save = 0.0
