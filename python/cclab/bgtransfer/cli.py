@@ -1,4 +1,5 @@
-"""The `cclab bg` commands: serve, fetch, status (registered by cclab.cli)."""
+"""The `cclab bg` commands: serve, fetch, status (registered by cclab.cli); the service's
+verbs (daemon, add, jobs, pause, resume, cancel, watch) are in daemon_cli.py."""
 from __future__ import annotations
 
 import argparse
@@ -50,6 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--tls-key", default=None, metavar="PEM", help="the certificate's private key")
     s.set_defaults(func=_cmd_serve)
     _register_fetch(bsub)
+    from .daemon_cli import register as register_service
+
+    register_service(bsub)
 
 
 def _cmd_fetch(args: argparse.Namespace) -> int:

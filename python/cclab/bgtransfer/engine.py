@@ -138,6 +138,7 @@ class FileJob:
     initial: int = 0
     started: bool = False
     bar: object = None
+    placing: asyncio.Task | None = None  # its verification and rename, once all its ranges are in
 
     @property
     def name(self) -> str:
@@ -186,7 +187,7 @@ class Manager:
                  retries: int = DEFAULT_RETRIES, timeout: float = DEFAULT_TIMEOUT, overwrite: bool = False,
                  progress: bool = True, max_active: int = DEFAULT_MAX_ACTIVE,
                  backoff_base: float = BACKOFF_BASE, backoff_cap: float = BACKOFF_CAP, trace: bool = True,
-                 ca_file: str | os.PathLike | None = None):
+                 ca_file: str | os.PathLike | None = None, meta: str | os.PathLike | None = None):
         self.entries = entries
         self.dest = Path(dest)
         self.policy = policy
@@ -202,7 +203,12 @@ class Manager:
         self.trace_on = trace
         self.ca_file = ca_file
         self.rng = random.Random()
-        self.meta = self.dest / RESERVED
+        # the journal, partial data and lock: DEST/.cclab-bg (`cclab bg fetch`), or a folder
+        # of its own under it (a daemon's job: jobs into one folder do not share a journal)
+        self.meta = Path(meta) if meta is not None else self.dest / RESERVED
+        #: awaited with the bytes of every block received (the daemon's rate caps and its
+        #: per-host delivery count); None: nothing
+        self.pace = None
         self.jobs: list[FileJob] = []
         self.delivered = 0  # bytes received by every chunk (rate tracking's measurement)
         self.fetched = 0
@@ -393,8 +399,10 @@ class Manager:
                             raise Transient(f"{e.url}: HTTP {r.status} {r.reason or ''}".rstrip())
                         job.validator = r.headers.get("ETag") or r.headers.get("Last-Modified")
                 break
-            except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError) as exc:
-                raise Fatal(f"{e.url}: {describe(exc)}") from None  # retrying will not fix a certificate
+            except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError, aiohttp.RedirectClientError,
+                    aiohttp.TooManyRedirects) as exc:
+                # retrying will not fix a certificate, nor a redirect to file: or another scheme
+                raise Fatal(f"{e.url}: {describe(exc)}") from None
             except (aiohttp.ClientError, asyncio.TimeoutError, Transient) as exc:
                 if attempt == self.retries:
                     raise Transient(f"{e.url}: {describe(exc)} (after {self.retries} retries)") from None
@@ -489,6 +497,10 @@ class Manager:
             return
         c.start, c.end = max(rest[0][0], c.start), min(rest[0][1], c.end)
         headers = {"Range": f"bytes={c.start}-{c.end - 1}"}
+        if job.validator and job.validator.startswith('"'):
+            # RFC 9110 §13.1.5: a changed file comes whole (200) with its new ETag, which
+            # check_validator refuses, instead of a range of other bytes
+            headers["If-Range"] = job.validator
         pos = base = mark = c.start  # mark: the first byte not yet journaled
         mark_t = time.monotonic()
         whole = other = None
@@ -503,6 +515,8 @@ class Manager:
                     data = data[: end - pos]
                     self.write(job, data, pos)
                     pos += len(data)
+                    if self.pace is not None:
+                        await self.pace(len(data))
                     if pos - mark >= CHECKPOINT_BYTES or time.monotonic() - mark_t >= CHECKPOINT_S:
                         await self.record(job, mark, pos)  # a long chunk's progress survives a kill
                         mark, mark_t = pos, time.monotonic()
@@ -513,7 +527,8 @@ class Manager:
                 if any(e > c.start and s < c.end for s, e in gaps(self.journal.ranges(job.name), job.size)):
                     raise Transient(f"{url}: the whole-file body that was to cover bytes {c.start}-{c.end - 1} "
                                     f"stopped short")
-        except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError) as exc:
+        except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError, aiohttp.RedirectClientError,
+                aiohttp.TooManyRedirects) as exc:
             raise Fatal(f"{url}: {describe(exc)}") from None
         except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError) as exc:
             raise Transient(f"{url}: {describe(exc)}") from None
@@ -614,7 +629,7 @@ class Manager:
             self.requeue(job, missing)
             return
         job.state = "verifying"
-        t = asyncio.ensure_future(self.place(job))
+        t = job.placing = asyncio.ensure_future(self.place(job))
         self.finishing.add(t)
 
     async def place(self, job: FileJob) -> None:

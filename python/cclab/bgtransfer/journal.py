@@ -83,19 +83,24 @@ def gaps(done: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
     return [(s, e) for s, e in out if e > s]
 
 
+def open_wal(path: Path, schema: str) -> sqlite3.Connection:
+    """A writer's connection: WAL, synchronous=NORMAL (the reasons above), autocommit,
+    ``schema`` applied, rows by name. The daemon's queue (store.py) opens its own the same way."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.executescript(schema)
+    db.row_factory = sqlite3.Row
+    return db
+
+
 class Journal:
     """The journal of one destination folder (one writer at a time: see ``lock``)."""
 
     def __init__(self, path: str | Path, *, readonly: bool = False):
         self.path = Path(path)
-        if readonly:
-            self.db = sqlite_reader.connect(self.path)
-        else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(SCHEMA)
+        self.db = sqlite_reader.connect(self.path) if readonly else open_wal(self.path, SCHEMA)
         self.db.row_factory = sqlite3.Row
 
     def close(self) -> None:
