@@ -260,12 +260,13 @@ class Daemon:
         while not self.stopping.is_set():
             now, wall = self.clock(), time.time()
             self.end_jobs(now)
-            self.retire_gates(now, wall)
-            self.open_more(now, wall)
-            self.dispatch(now, wall)
+            hosts = self.snapshot(now)
+            self.retire_gates(hosts, wall)
+            self.open_more(hosts, wall)
+            self.dispatch(hosts, now, wall)
             self.save_progress(now)
             self.maybe_check(now)
-            await self.wait(now, wall)
+            await self.wait(hosts, now, wall)
             now = self.clock()
             for t in [t for t in self.chunks if t.done()]:
                 lv, gated = self.chunks.pop(t)
@@ -303,32 +304,34 @@ class Daemon:
                                         m0=self.learnt.get(host))
         return self.gates[host]
 
-    def retire_gates(self, now: float, wall: float) -> None:
-        hosts = {lv.spec.host for lv in self.live.values() if lv.run is not None}
-        hosts |= self.backlogged(now, wall)
-        for host in [h for h, g in self.gates.items() if h not in hosts and g.active == 0]:
-            self.learnt[host] = self.gates.pop(host).limit
+    def snapshot(self, now: float) -> dict[str, dict[int, JobView]]:
+        """What the scheduler sees of each host's unfinished jobs, once per turn of the loop
+        (a thousand queued jobs are read once, not by each step)."""
+        hosts: dict[str, dict[int, JobView]] = {}
+        for lv in self.live.values():
+            hosts.setdefault(lv.spec.host, {})[lv.id] = lv.view(now)
+        return hosts
 
-    def backlogged(self, now: float, wall: float) -> set[str]:
-        """Hosts with background chunks waiting to start (open or not, not held)."""
-        return {lv.spec.host for lv in self.live.values() if lv.spec.priority != "foreground"
-                and hold(v := lv.view(now), wall, self.allowed) is None and v.backlog > 0}
+    def retire_gates(self, hosts: dict[str, dict[int, JobView]], wall: float) -> None:
+        """Retire the controllers of hosts with no job open and no background chunk waiting."""
+        for host in [h for h, g in self.gates.items() if g.active == 0]:
+            views = hosts.get(host, {})
+            if (not any(self.live[i].run is not None for i in views)
+                    and backlog_background(list(views.values()), wall, self.allowed) == 0):
+                self.learnt[host] = self.gates.pop(host).limit
 
-    def open_more(self, now: float, wall: float) -> None:
+    def open_more(self, hosts: dict[str, dict[int, JobView]], wall: float) -> None:
         """Open the next jobs of each host (priority order) while the open ones have fewer
         ready chunks than its controller may admit at once, or the next one outranks an
         open one with chunks to start (its chunks must get the next admission), one
         opening per host at a time."""
         busy = {lv.spec.host for lv in self.opening.values()}
-        by_host: dict[str, list[Live]] = {}
-        for lv in self.live.values():
-            by_host.setdefault(lv.spec.host, []).append(lv)
-        for host, lvs in by_host.items():
+        for host, views in hosts.items():
             if host in busy:
                 continue
+            lvs = [self.live[i] for i in views]
             gate = self.gates.get(host)
             need = 1 if gate is None else math.ceil(gate.limit or 1) + 2
-            views = {lv.id: lv.view(now) for lv in lvs}
             runnable = [lv for lv in lvs if hold(views[lv.id], wall, self.allowed) is None]
             have = sum(views[lv.id].ready for lv in runnable if lv.run is not None)
             opened = sum(1 for lv in lvs if lv.run is not None)
@@ -418,18 +421,16 @@ class Daemon:
             self.check_task = None
 
     # -- chunks ------------------------------------------------------------------
-    def dispatch(self, now: float, wall: float) -> None:
-        """Foreground chunks at once; each host's admitted slots in priority order."""
-        by_host: dict[str, list[Live]] = {}
-        for lv in self.live.values():  # opened or not: the jobs not opened are backlog too
-            by_host.setdefault(lv.spec.host, []).append(lv)
-        for host, lvs in by_host.items():
+    def dispatch(self, hosts: dict[str, dict[int, JobView]], now: float, wall: float) -> None:
+        """Foreground chunks at once; each host's admitted slots in priority order (the
+        jobs not opened yet are backlog too). The foreground chunks started do not change
+        what the controller sees (it ignores foreground jobs)."""
+        for host, by_id in hosts.items():
+            views = list(by_id.values())
             cap = self.o.max_active - len(self.chunks)
-            views = [lv.view(now) for lv in lvs]
             for job_id in foreground(views, cap, wall):
                 self.start(self.live[job_id], now, gated=False)
             cap = self.o.max_active - len(self.chunks)
-            views = [lv.view(now) for lv in lvs]
             if host not in self.gates and backlog_background(views, wall, self.allowed) == 0:
                 continue  # nothing for a controller to hear of
             for job_id in self.gate(host, now).step(now, wall, views, self.allowed, max(0, cap)):
@@ -466,12 +467,13 @@ class Daemon:
         self.next_check = now + self.o.check_every
         self.check_task = asyncio.ensure_future(run_check(self.o.check, self.o.check_every))
 
-    async def wait(self, now: float, wall: float) -> None:
+    async def wait(self, hosts: dict[str, dict[int, JobView]], now: float, wall: float) -> None:
         """Until a task ends, a client acts, or the next timed event."""
+        views = [v for by_id in hosts.values() for v in by_id.values()]
         times = [g.deadline() for g in self.gates.values()]
-        times += [lv.run.next_retry() or math.inf for lv in self.live.values()  # a held job's retry waits
-                  if lv.run is not None and hold(lv.view(now), wall, self.allowed) is None]
-        nc = next_change([lv.view(now) for lv in self.live.values()], wall)
+        times += [self.live[v.id].run.next_retry() or math.inf for v in views  # a held job's retry waits
+                  if self.live[v.id].run is not None and hold(v, wall, self.allowed) is None]
+        nc = next_change(views, wall)
         if nc is not None:
             times.append(now + (nc - wall) + 0.01)
         if self.o.check is not None and self.check_task is None:
