@@ -42,6 +42,8 @@ def test_a_size_describes_itself_and_checks_its_warm_up():
         s.axis("ρ")
     with pytest.raises(ValueError, match="shorter than the measured settling time"):
         Size(duration=100.0, warmup=10.0, settling=20.0)
+    assert Size(seeds=3, duration=90_000.0, warmup=30_000.0, settling=28_320.0).describe() == \
+        "3 seeds × 90,000 s (30,000 s warm-up, settling 28,320 s measured)"
     with pytest.raises(ValueError, match="max_seeds"):
         Size(seeds=5, max_seeds=3)
     with pytest.raises(ValueError, match="shorter than duration"):

@@ -80,12 +80,22 @@ class Size:
         if self.duration is not None:
             head += f"{' × ' if head else ''}{_seconds(self.duration)}"
             if self.warmup:
-                head += f" ({_seconds(self.warmup)} warm-up)"
+                settled_at = f", settling {_seconds(self.settling)} measured" if self.settling is not None else ""
+                head += f" ({_seconds(self.warmup)} warm-up{settled_at})"
         out = [head] if head else []
         if self.flow is not None:
             out.append(f"flow level {self.flow[0]} × {_seconds(self.flow[1])}")
         out += [f"{k} {_value(v)}" for k, v in self.extra.items()]
         return "; ".join(out)
+
+
+#: Where the settling times the sizes declare come from.
+SETTLING_SOURCE = "`make settling` (bench/settling.py), 2026-11-27: MSER-5 on the mean of 3 seeds' series"
+
+
+def settled(what: str) -> str:
+    """A size's ``settling_note``: which series of which point settled last, and how it was measured."""
+    return f"{what}; {SETTLING_SOURCE}"
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from ..catalogue import Context, Outcome, reproduction
 from ..claims import AllOf, Estimate, Greater, Near, mark_figure, outcome
 from ..paired import summary
 from ..runs import Point, flow_memo, replicate
-from ..sizes import Size, Sizes
+from ..sizes import Size, Sizes, settled
 from . import background_runs as br
 
 PAPER = "background-transfers-minimal-delay"
@@ -207,8 +207,10 @@ TOLERANCE = (f"a printed ratio holds within ±{PRINTED_TOLERANCE:g} (the paper's
 
 FIG5_SIZES = _sizes(dict(duration=30_000.0, warmup=15_000.0, axes={"k": (0, 1), "ρ": (0.2, 0.5, 0.65),
                                                                    "policies": POLICIES}, flow=(10, 2e5)),
-                    dict(duration=80_000.0, warmup=20_000.0, axes={"k": (0, 1), "ρ": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.65),
-                                                                   "policies": POLICIES}, flow=(20, 2e6)))
+                    dict(duration=80_000.0, warmup=20_000.0, settling=9_120.0,
+                         settling_note=settled("rate tracking's limit at k = 0, ρ = 0.65"),
+                         axes={"k": (0, 1), "ρ": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.65), "policies": POLICIES},
+                         flow=(20, 2e6)))
 
 
 def fig5_claims(t: pd.DataFrame) -> list:
@@ -275,8 +277,10 @@ FIG6_POLICIES = ("vanilla", "rate_tracking", "ledbat", "tcp_lp")
 SMALL, LARGE = 100_000, 1_000_000
 FIG6_SIZES = _sizes(dict(duration=30_000.0, warmup=15_000.0, axes={"ρ": (0.2, 0.6), "policies": FIG6_POLICIES},
                          flow=(10, 2e5)),
-                    dict(duration=100_000.0, warmup=20_000.0, axes={"ρ": (0.2, 0.6), "policies": FIG6_POLICIES},
-                         flow=(20, 2e6)))
+                    dict(duration=150_000.0, warmup=50_000.0, settling=47_520.0,
+                         settling_note=settled("rate tracking's waiting chunks at ρ = 0.6 (k = 1), not settled within "
+                                               "half of a 100,000-s run; its limit 44,520 s"),
+                         axes={"ρ": (0.2, 0.6), "policies": FIG6_POLICIES}, flow=(20, 2e6)))
 
 
 def size_groups(rows: pd.DataFrame, edges=(0, SMALL, LARGE, br.BINS * br.BIN_BYTES)) -> pd.DataFrame:
@@ -467,8 +471,9 @@ def fig7(ctx: Context) -> Outcome:
 ROUTES = ("1", "123", "2", "23")
 FIG9_SIZES = _sizes(dict(duration=30_000.0, warmup=15_000.0, axes={"ρ1": (0.3, 0.5), "policies": POLICIES},
                          flow=(10, 2e5)),
-                    dict(duration=80_000.0, warmup=20_000.0, axes={"ρ1": (0.3, 0.5), "policies": POLICIES},
-                         flow=(20, 2e6)))
+                    dict(duration=80_000.0, warmup=20_000.0, settling=18_720.0,
+                         settling_note=settled("rate tracking's active chunks at ρ1 = 0.5"),
+                         axes={"ρ1": (0.3, 0.5), "policies": POLICIES}, flow=(20, 2e6)))
 
 
 def fig9_claims(t: pd.DataFrame) -> list:

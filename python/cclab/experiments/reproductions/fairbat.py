@@ -35,7 +35,7 @@ from ..catalogue import Context, Outcome, reproduction
 from ..claims import AllOf, Estimate, Greater, Near, Within, mark_figure, outcome
 from ..paired import summary
 from ..runs import flow_memo, replicate, run_points
-from ..sizes import Size, Sizes
+from ..sizes import Size, Sizes, settled
 from . import background_runs as br
 
 PAPER = "fairbat-incentive-compatible-background"
@@ -197,7 +197,9 @@ def _sizes(seeds: tuple[int, int, int, int], quick: dict, full: dict) -> Sizes:
 FIG1_SIZES = _sizes((3, 4, 10, 30),
                     dict(duration=30_000.0, warmup=15_000.0, axes={"ρ_b": (0.2, 0.4, 0.6), "policies": FIG1_POLICIES},
                          flow=(10, 1e6)),
-                    dict(duration=80_000.0, warmup=20_000.0, axes={"ρ_b": (0.2, 0.3, 0.4, 0.5, 0.6),
+                    dict(duration=80_000.0, warmup=20_000.0, settling=9_720.0, settling_note=settled(
+                        "FAIRBAT's limit, fairbat-fig2's k = 3 at ρ_b = 0.6 (fig1's k = 0: 5,520 s)"),
+                         axes={"ρ_b": (0.2, 0.3, 0.4, 0.5, 0.6),
                                                                    "policies": FIG1_POLICIES}, flow=(20, 1e7)))
 
 
@@ -436,8 +438,10 @@ our interval: {cells} of {len(s)}; the entry agrees when the paper's orderings h
 FIG3_SIZES = _sizes((3, 4, 10, 30),
                     dict(duration=30_000.0, warmup=15_000.0, axes={"k": (0, 1, 3), "ρ_b": (0.2, 0.6),
                                                                    "policies": ("vanilla", "fairbat")}, flow=(10, 1e6)),
-                    dict(duration=80_000.0, warmup=20_000.0, axes={"k": (0, 1, 2, 3, 5), "ρ_b": (0.2, 0.4, 0.6),
-                                                                   "policies": ("vanilla", "fairbat")}, flow=(20, 1e7)))
+                    dict(duration=90_000.0, warmup=30_000.0, settling=28_320.0,
+                         settling_note=settled("FAIRBAT's limit at k = 5, ρ_b = 0.6"),
+                         axes={"k": (0, 1, 2, 3, 5), "ρ_b": (0.2, 0.4, 0.6), "policies": ("vanilla", "fairbat")},
+                         flow=(20, 1e7)))
 
 
 def fig3_claims(t: pd.DataFrame) -> list:
@@ -547,8 +551,9 @@ FIG5_CARRIED_TOLERANCE = 0.03
 FIG5_SIZES = _sizes((3, 4, 10, 30),
                     dict(duration=30_000.0, warmup=15_000.0, axes={"ρ_s": (0.3, 0.55, 0.7), "policies": FIG1_POLICIES},
                          flow=(10, 2e5)),
-                    dict(duration=80_000.0, warmup=20_000.0, axes={"ρ_s": (0.3, 0.4, 0.5, 0.55, 0.6, 0.7),
-                                                                   "policies": FIG1_POLICIES}, flow=(20, 2e6)))
+                    dict(duration=100_000.0, warmup=40_000.0, settling=34_920.0,
+                         settling_note=settled("FAIRBAT's limit at ρ_s = 0.7 on both links"),
+                         axes={"ρ_s": (0.3, 0.4, 0.5, 0.55, 0.6, 0.7), "policies": FIG1_POLICIES}, flow=(20, 2e6)))
 
 
 def fig5_claims(t: pd.DataFrame) -> list:
