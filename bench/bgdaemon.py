@@ -1,13 +1,16 @@
 """Measurements of `cclab bg daemon` (docs/bgtransfer.md, "The daemon: measured").
 
     .venv/bin/python bench/bgdaemon.py idle [--jobs 1000] [--seconds 60]
+    .venv/bin/python bench/bgdaemon.py queued [--jobs 1000] [--seconds 30]
     .venv/bin/python bench/bgdaemon.py loopback [--size 200MB]
     .venv/bin/python bench/bgdaemon.py kills [--kills 10]
     .venv/bin/python bench/bgdaemon.py testbed [--jobs 20] [--seeds 3]   (root: namespaces + tbf)
 
 idle: the daemon's CPU time (utime + stime of /proc/PID/stat) over SECONDS with JOBS
 queued jobs (held by a not-before an hour away), and its resident memory (VmRSS) empty
-and with them. loopback: one job of SIZE from `cclab bg serve` on 127.0.0.1, and
+and with them. queued: JOBS runnable jobs of 100 kB from a server limited to 50 kB/s,
+the time to add them and the daemon's CPU over SECONDS while they wait at the host's
+controller (each counted there from its add). loopback: one job of SIZE from `cclab bg serve` on 127.0.0.1, and
 `cclab bg fetch` of the same file in the same run (the ratio is the daemon's cost).
 kills: a daemon fetching a file from a rate-limited server killed with SIGKILL at a
 random instant, restarted, KILLS times; per kill the bytes the server had sent and the
@@ -106,6 +109,41 @@ def idle(args) -> None:
           f"({used / span * 100:.3f} %); `jobs` of {listed} answered in {list_s * 1e3:.0f} ms")
 
 
+def queued(args) -> None:
+    """JOBS runnable jobs (not held) of one host whose server is slow: every job's chunk
+    waits at the host's controller from its add; the cost of that per job."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        (tmp / "srv").mkdir()
+        (tmp / "srv" / "f0.bin").write_bytes(os.urandom(100_000))
+        for i in range(1, args.jobs):
+            os.link(tmp / "srv" / "f0.bin", tmp / "srv" / f"f{i}.bin")
+        srv, url = start_server(tmp / "srv", "--rate", "50k")
+        p, c = start_daemon(tmp)
+        try:
+            time.sleep(2)
+            t = time.monotonic()
+            for i in range(args.jobs):
+                c.add(urls=[f"{url}f{i}.bin"], dest=f"{tmp}/dest", priority=("high", "normal", "low")[i % 3])
+            add_s = time.monotonic() - t
+            c0, t0 = cpu_s(p.pid), time.monotonic()
+            time.sleep(args.seconds)
+            used, span = cpu_s(p.pid) - c0, time.monotonic() - t0
+            data = c.jobs()
+            host = data["hosts"][0]
+            done = sum(j["state"] == "done" for j in data["jobs"])
+            full = rss_mb(p.pid)
+        finally:
+            p.send_signal(signal.SIGTERM)
+            p.wait(30)
+            srv.kill()
+            srv.wait()
+    print(f"{args.jobs} runnable jobs of 100 kB from a 50 kB/s server: added in {add_s:.2f} s "
+          f"({add_s / args.jobs * 1e3:.2f} ms each); over the next {span:.0f} s {done} done, CPU {used:.2f} s "
+          f"({used / span * 100:.2f} %), RSS {full:.1f} MB; the controller: {host['waiting']} waiting, "
+          f"{host['active']} active, limit {host['limit']:.2f}")
+
+
 def loopback(args) -> None:
     size = int(parse_amount(args.size, what="--size", rate=False))
     with tempfile.TemporaryDirectory() as tmp:
@@ -202,6 +240,9 @@ def main(argv=None) -> int:
     i = sub.add_parser("idle")
     i.add_argument("--jobs", type=int, default=1000)
     i.add_argument("--seconds", type=float, default=60)
+    q = sub.add_parser("queued")
+    q.add_argument("--jobs", type=int, default=1000)
+    q.add_argument("--seconds", type=float, default=30)
     lo = sub.add_parser("loopback")
     lo.add_argument("--size", default="200MB")
     k = sub.add_parser("kills")
@@ -218,7 +259,7 @@ def main(argv=None) -> int:
 
         testbed(args)
     else:
-        {"idle": idle, "loopback": loopback, "kills": kills}[args.what](args)
+        {"idle": idle, "queued": queued, "loopback": loopback, "kills": kills}[args.what](args)
     return 0
 
 

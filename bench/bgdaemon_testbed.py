@@ -7,8 +7,9 @@ chunks: the papers' micro-flow), added at once in a seeded random order with mix
 priorities (7 high, 7 normal, 6 low of 20), while the testbed's interactive agent makes
 Poisson downloads (1 a second, exponential sizes of mean 300 kB: load 0.24) for 60 s.
 Run once with FAIRBAT (the testbed scenario's parameters: τ = 4, T = 20 s, absolute gains
-0.05 → 0.01 on the harmonic schedule) and once without access control (unlimited: every
-chunk at once, as a plain downloader), the same interactive downloads in both.
+0.05 → 0.01 on the harmonic schedule, trend 0.03) and once without access control (unlimited: every
+chunk at once, as a plain downloader), the same interactive downloads in both; the FAIRBAT
+run reports its limit's trajectory (sampled twice a second from `jobs`).
 """
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from pathlib import Path
 from bgdaemon import PY, start_daemon
 
 FAIRBAT = ["--policy", "fairbat", "--param", "tau=4", "--param", "period=20", "--param", "gain_start=0.05",
-           "--param", "gain_end=0.01", "--param", "gain_scale=none", "--param", "gain_schedule=harmonic"]
+           "--param", "gain_end=0.01", "--param", "gain_scale=none", "--param", "gain_schedule=harmonic",
+           "--param", "trend=0.03"]
 POLICIES = {"FAIRBAT": FAIRBAT, "unlimited": ["--policy", "unlimited"]}
 JOB_BYTES = 3_000_000
 
@@ -38,7 +40,7 @@ def one(topo, work: Path, name: str, policy: list[str], prios: list[str], plan: 
     t0 = time.monotonic()
     agent = subprocess.Popen(topo.exec_args(topo.client, *PY[:1], "-m", "cclab.testbed.agents", "interactive",
                                             f"http://{SERVER_ADDR}:{IPORT}/blob", str(out), "--plan", str(plan)))
-    ids = {c.add(urls=[f"http://{SERVER_ADDR}:{PORT}/job{i:02d}.bin"], dest=str(tmp / "dest"), priority=pr)["id"]: pr
+    ids = {c.add(urls=[f"http://{SERVER_ADDR}:{PORT}/job{i:02d}.bin"], dest=str(tmp / "dest"), priority=pr, size=JOB_BYTES)["id"]: pr
            for i, pr in enumerate(prios)}
     limits = []  # (t, the host controller's limit, chunks in flight): sampled twice a second
     while True:
@@ -79,6 +81,14 @@ def report(res: dict) -> None:
           f"{res['all_jobs_done_s']:.0f} s (chunks in flight {res['mean_active']:.2f} on average); mean finish high {statistics.mean(fs['high']):.0f} s, normal "
           f"{statistics.mean(fs['normal']):.0f} s, low {statistics.mean(fs['low']):.0f} s; finishing order "
           f"{''.join(p[0] for p in res['finish_order'])} ({inversions(res['finish_order'])} inversions)")
+    lim = [(t, m) for t, m, _ in res["limits"] if m is not None]
+    if lim:
+        span = lim[-1][0] - lim[0][0]
+        mean = sum(m * (t1 - t0) for (t0, m), (t1, _) in zip(lim, lim[1:])) / span if span > 0 else lim[0][1]
+        moves = [f"{m:.2f} at {t:.0f} s" for (_, p), (t, m) in zip(lim, lim[1:]) if m != p]
+        print(f"{'':>9}  limit: min {min(m for _, m in lim):.2f}, time mean {mean:.2f}, max "
+              f"{max(m for _, m in lim):.2f}, final {lim[-1][1]:.2f}; from {lim[0][1]:.2f}: "
+              f"{', '.join(moves) or 'never moved'}")
 
 
 def testbed(args) -> None:

@@ -77,6 +77,8 @@ GOOD = {"urls": ["http://h.example/a.bin"], "dest": "/nonexistent/cclab-test-des
     ({"not_before": "tomorrow"}, "not_before"),
     ({"window": "22:00-22:00"}, "window"),
     ({"max_rate": "fast"}, "max_rate"),
+    ({"size": "big"}, "size"),
+    ({"size": 0}, "size"),
     ({"sha256": "abc"}, "sha256"),
     ({"on_complete": "echo 'unclosed"}, "on_complete"),
     ({"shell": "yes"}, "shell"),

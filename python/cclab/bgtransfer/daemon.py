@@ -8,9 +8,12 @@ a client acts, a retry or a controller deadline is due, a hold (window, not-befo
 begins or ends, the transfer check is due; idle with any number of queued jobs it
 wakes only for those.
 
-Jobs are opened (lock, journal, size probe) lazily, in priority order, a few per host,
-enough to keep the host's controller fed (its queue target τ plus its limit); a queue
-of a thousand jobs costs a row each in memory, not a connection or a file.
+Every background job's chunks count as waiting at its host's controller from the moment
+the job is added or released from a hold (gate.py), opened or not: a job not opened yet
+counts the chunks it is expected to hold (from --size, or one per URL, until its opening
+learns the sizes). Jobs are opened (lock, journal, size probe) lazily, in priority order,
+a few per host, enough for what the limit admits at once; a queue of a thousand jobs
+costs a row each in memory, not a connection or a file.
 """
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ from .jobrun import JobRun, remove_job_folder
 from .jobs import JobError, NoJob, check_spec
 from .manifest import RESERVED
 from .policy import Policy
-from .scheduler import JobView, foreground, hold, next_change, order
+from .scheduler import RANK, JobView, backlog_background, expected_chunks, foreground, hold, next_change, order
 from .store import JobStore, spec_of
 
 #: jobs opened at once per host beyond what its controller needs (and a ceiling)
@@ -81,11 +84,13 @@ class Live:
     last_bytes: int | None = None
     bytes_done: int = 0
     size: int | None = None
+    expected: int = 1  # chunks it holds before it is opened (scheduler.expected_chunks)
 
     def view(self, now: float) -> JobView:
         s = self.spec
         ready = self.run.ready(now) if self.run is not None else 0
-        return JobView(self.id, s.priority, self.state, s.not_before, s.window, ready)
+        backlog = ready if self.run is not None else self.expected
+        return JobView(self.id, s.priority, self.state, s.not_before, s.window, ready, backlog)
 
 
 class Daemon:
@@ -119,10 +124,16 @@ class Daemon:
                 raise JobError(f"names[{same[0]}]: job {lv.id} is already fetching "
                                f"{os.path.join(spec.dest, spec.names[same[0]])}")
         job_id = self.store.add(spec)
-        self.live[job_id] = Live(job_id, spec, "queued")
+        self.live[job_id] = self.expect(Live(job_id, spec, "queued"))
         self.log(f"job {job_id} added: {len(spec.urls)} URL(s) of {spec.host} into {spec.dest}, {spec.priority}")
         self.wake.set()
         return self.job(job_id)
+
+    def expect(self, lv: Live) -> Live:
+        """The chunks ``lv`` counts as waiting until it is opened: they arrive at its
+        host's controller when the job is added (or released from a hold)."""
+        lv.expected = expected_chunks(len(lv.spec.urls), self.o.chunk_size, lv.size, lv.bytes_done, lv.spec.size)
+        return lv
 
     def job(self, job_id: int) -> dict:
         row = self.store.get(job_id)
@@ -217,8 +228,8 @@ class Daemon:
         again = self.store.requeue_running()
         swept = sweep_ended(self.store)
         for row in self.store.unfinished():
-            self.live[row["id"]] = Live(row["id"], spec_of(row), row["state"], bytes_done=row["bytes_done"],
-                                        size=row["size"])
+            self.live[row["id"]] = self.expect(Live(row["id"], spec_of(row), row["state"],
+                                                    bytes_done=row["bytes_done"], size=row["size"]))
         self.t0 = time.monotonic()
         self.wake, self.stopping = asyncio.Event(), asyncio.Event()
         if o.max_rate:
@@ -249,12 +260,13 @@ class Daemon:
         while not self.stopping.is_set():
             now, wall = self.clock(), time.time()
             self.end_jobs(now)
-            self.retire_gates()
-            self.open_more(now, wall)
-            self.dispatch(now, wall)
+            hosts = self.snapshot(now)
+            self.retire_gates(hosts, wall)
+            self.open_more(hosts, wall)
+            self.dispatch(hosts, now, wall)
             self.save_progress(now)
             self.maybe_check(now)
-            await self.wait(now, wall)
+            await self.wait(hosts, now, wall)
             now = self.clock()
             for t in [t for t in self.chunks if t.done()]:
                 lv, gated = self.chunks.pop(t)
@@ -282,39 +294,53 @@ class Daemon:
             t.cancel()
 
     # -- jobs: open, end ---------------------------------------------------------
-    def gate(self, host: str) -> HostGate:
-        """The host's controller, made when a job of the host opens (resuming from the
-        limit the last one had learnt) and retired when none is open any more: an idle
-        host's controller neither wakes the daemon nor learns from an empty queue."""
+    def gate(self, host: str, now: float | None = None) -> HostGate:
+        """The host's controller, made when the host has background chunks waiting or a
+        job of it opens (resuming from the limit the last one had learnt) and retired when
+        neither is left: an idle host's controller neither wakes the daemon nor learns
+        from an empty queue."""
         if host not in self.gates:
-            self.gates[host] = HostGate(host, self.o.policy, self.clock(), self.o.chunk_size,
+            self.gates[host] = HostGate(host, self.o.policy, self.clock() if now is None else now, self.o.chunk_size,
                                         m0=self.learnt.get(host))
         return self.gates[host]
 
-    def retire_gates(self) -> None:
-        hosts = {lv.spec.host for lv in self.live.values() if lv.run is not None}
-        for host in [h for h, g in self.gates.items() if h not in hosts and g.active == 0]:
-            self.learnt[host] = self.gates.pop(host).limit
-
-    def open_more(self, now: float, wall: float) -> None:
-        """Open the next jobs of each host (priority order) while the open ones have fewer
-        ready chunks than its controller may want, one opening per host at a time."""
-        busy = {lv.spec.host for lv in self.opening.values()}
-        by_host: dict[str, list[Live]] = {}
+    def snapshot(self, now: float) -> dict[str, dict[int, JobView]]:
+        """What the scheduler sees of each host's unfinished jobs, once per turn of the loop
+        (a thousand queued jobs are read once, not by each step)."""
+        hosts: dict[str, dict[int, JobView]] = {}
         for lv in self.live.values():
-            by_host.setdefault(lv.spec.host, []).append(lv)
-        for host, lvs in by_host.items():
+            hosts.setdefault(lv.spec.host, {})[lv.id] = lv.view(now)
+        return hosts
+
+    def retire_gates(self, hosts: dict[str, dict[int, JobView]], wall: float) -> None:
+        """Retire the controllers of hosts with no job open and no background chunk waiting."""
+        for host in [h for h, g in self.gates.items() if g.active == 0]:
+            views = hosts.get(host, {})
+            if (not any(self.live[i].run is not None for i in views)
+                    and backlog_background(list(views.values()), wall, self.allowed) == 0):
+                self.learnt[host] = self.gates.pop(host).limit
+
+    def open_more(self, hosts: dict[str, dict[int, JobView]], wall: float) -> None:
+        """Open the next jobs of each host (priority order) while the open ones have fewer
+        ready chunks than its controller may admit at once, or the next one outranks an
+        open one with chunks to start (its chunks must get the next admission), one
+        opening per host at a time."""
+        busy = {lv.spec.host for lv in self.opening.values()}
+        for host, views in hosts.items():
             if host in busy:
                 continue
+            lvs = [self.live[i] for i in views]
             gate = self.gates.get(host)
-            need = 1 if gate is None else (gate.topup or 1) + math.ceil(gate.limit or 1) + 1
-            views = {lv.id: lv.view(now) for lv in lvs}
+            need = 1 if gate is None else math.ceil(gate.limit or 1) + 2
             runnable = [lv for lv in lvs if hold(views[lv.id], wall, self.allowed) is None]
             have = sum(views[lv.id].ready for lv in runnable if lv.run is not None)
             opened = sum(1 for lv in lvs if lv.run is not None)
             nxt = next((lv for v in order([views[lv.id] for lv in runnable]) for lv in [self.live[v.id]]
                         if lv.run is None), None)
-            if nxt is not None and opened < OPEN_MAX and (have < need or nxt.spec.priority == "foreground"):
+            outranked = nxt is not None and any(
+                RANK[lv.spec.priority] > RANK[nxt.spec.priority] and views[lv.id].ready > 0
+                for lv in runnable if lv.run is not None)
+            if nxt is not None and opened < OPEN_MAX and (have < need or outranked or nxt.spec.priority == "foreground"):
                 self.opening[asyncio.ensure_future(self.open_job(nxt))] = nxt
 
     async def open_job(self, lv: Live) -> None:
@@ -395,20 +421,19 @@ class Daemon:
             self.check_task = None
 
     # -- chunks ------------------------------------------------------------------
-    def dispatch(self, now: float, wall: float) -> None:
-        """Foreground chunks at once; each host's admitted slots in priority order."""
-        by_host: dict[str, list[Live]] = {}
-        for lv in self.live.values():
-            if lv.run is not None:
-                by_host.setdefault(lv.spec.host, []).append(lv)
-        for host, lvs in by_host.items():
+    def dispatch(self, hosts: dict[str, dict[int, JobView]], now: float, wall: float) -> None:
+        """Foreground chunks at once; each host's admitted slots in priority order (the
+        jobs not opened yet are backlog too). The foreground chunks started do not change
+        what the controller sees (it ignores foreground jobs)."""
+        for host, by_id in hosts.items():
+            views = list(by_id.values())
             cap = self.o.max_active - len(self.chunks)
-            views = [lv.view(now) for lv in lvs]
             for job_id in foreground(views, cap, wall):
                 self.start(self.live[job_id], now, gated=False)
             cap = self.o.max_active - len(self.chunks)
-            views = [lv.view(now) for lv in lvs]
-            for job_id in self.gate(host).step(now, wall, views, self.allowed, max(0, cap)):
+            if host not in self.gates and backlog_background(views, wall, self.allowed) == 0:
+                continue  # nothing for a controller to hear of
+            for job_id in self.gate(host, now).step(now, wall, views, self.allowed, max(0, cap)):
                 self.start(self.live[job_id], now, gated=True)
 
     def start(self, lv: Live, now: float, gated: bool) -> None:
@@ -442,12 +467,13 @@ class Daemon:
         self.next_check = now + self.o.check_every
         self.check_task = asyncio.ensure_future(run_check(self.o.check, self.o.check_every))
 
-    async def wait(self, now: float, wall: float) -> None:
+    async def wait(self, hosts: dict[str, dict[int, JobView]], now: float, wall: float) -> None:
         """Until a task ends, a client acts, or the next timed event."""
+        views = [v for by_id in hosts.values() for v in by_id.values()]
         times = [g.deadline() for g in self.gates.values()]
-        times += [lv.run.next_retry() or math.inf for lv in self.live.values()  # a held job's retry waits
-                  if lv.run is not None and hold(lv.view(now), wall, self.allowed) is None]
-        nc = next_change([lv.view(now) for lv in self.live.values()], wall)
+        times += [self.live[v.id].run.next_retry() or math.inf for v in views  # a held job's retry waits
+                  if self.live[v.id].run is not None and hold(v, wall, self.allowed) is None]
+        nc = next_change(views, wall)
         if nc is not None:
             times.append(now + (nc - wall) + 0.01)
         if self.o.check is not None and self.check_task is None:

@@ -66,7 +66,7 @@ def _cmd_daemon(args: argparse.Namespace) -> int:
 
 def _cmd_add(args: argparse.Namespace) -> int:
     spec = {"urls": args.urls, "dest": os.path.abspath(args.dest), "priority": args.priority}
-    for key in ("names", "not_before", "window", "max_rate", "sha256", "on_complete", "on_error"):
+    for key in ("names", "not_before", "window", "max_rate", "size", "sha256", "on_complete", "on_error"):
         val = getattr(args, key)
         if val not in (None, []):
             spec[key] = val
@@ -177,6 +177,8 @@ def register(bsub) -> None:
     a.add_argument("--not-before", default=None, metavar="TIME", help="earliest start: ISO 8601, +30m, epoch s")
     a.add_argument("--window", default=None, metavar="HH:MM-HH:MM", help="daily window, local time (22:00-06:00)")
     a.add_argument("--max-rate", default=None, metavar="RATE", help="this job's rate cap, bytes/s (1M, 8Mbit)")
+    a.add_argument("--size", default=None, metavar="SIZE",
+                   help="the bytes the job is expected to fetch (3MB): its chunks count as waiting from the add")
     a.add_argument("--sha256", default=None, metavar="HEX", help="the file's expected SHA-256 (one URL)")
     a.add_argument("--on-complete", default=None, metavar="CMD", help="run when the job is done (no shell)")
     a.add_argument("--on-error", default=None, metavar="CMD", help="run when the job fails (no shell)")

@@ -22,8 +22,8 @@ from .manifest import ManifestError, check_name, entry
 from .units import parse_amount
 
 PRIORITIES = ("foreground", "high", "normal", "low")
-FIELDS = ("urls", "dest", "names", "priority", "not_before", "window", "max_rate", "sha256", "on_complete",
-          "on_error", "shell")
+FIELDS = ("urls", "dest", "names", "priority", "not_before", "window", "max_rate", "size", "sha256",
+          "on_complete", "on_error", "shell")
 _WINDOW = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$")
 _RELATIVE = re.compile(r"^\+(\d+(?:\.\d+)?)([smhd]?)$")
 
@@ -47,6 +47,7 @@ class JobSpec:
     not_before: float | None = None
     window: str | None = None
     max_rate: float | None = None
+    size: int | None = None  # the bytes the client expects (URLSession's expected size): a hint
     sha256: str | None = None
     on_complete: str | None = None
     on_error: str | None = None
@@ -181,6 +182,12 @@ def check_spec(raw: dict, now: float) -> JobSpec:
             rate = parse_amount(rate, what="max_rate", rate=True)
         except ValueError as exc:
             raise JobError(str(exc)) from None
+    size = raw.get("size")
+    if size is not None:
+        try:
+            size = int(parse_amount(size, what="size", rate=False))
+        except ValueError as exc:
+            raise JobError(str(exc)) from None
     sha = raw.get("sha256")
     if sha is not None:
         if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", sha):
@@ -192,7 +199,7 @@ def check_spec(raw: dict, now: float) -> JobSpec:
     if not isinstance(shell, bool):
         raise JobError(f"shell: expected true or false, got {shell!r}")
     return JobSpec(urls=urls, dest=dest, names=names, priority=prio, not_before=nb, window=win, max_rate=rate,
-                   sha256=sha, on_complete=check_command(raw.get("on_complete"), shell, "on_complete"),
+                   size=size, sha256=sha, on_complete=check_command(raw.get("on_complete"), shell, "on_complete"),
                    on_error=check_command(raw.get("on_error"), shell, "on_error"), shell=shell)
 
 

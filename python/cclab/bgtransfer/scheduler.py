@@ -16,6 +16,7 @@ these functions decide whose chunks fill the slots it admits:
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from dataclasses import dataclass
 
 from .jobs import parse_window
@@ -33,6 +34,20 @@ class JobView:
     not_before: float | None = None
     window: str | None = None
     ready: int = 0  # chunks it could start now (released, not in flight, not backing off)
+    backlog: int = 0  # chunks waiting to start: ``ready`` once opened, else as many as expected
+
+
+def expected_chunks(urls: int, chunk_size: int, size: int | None = None, done: int = 0,
+                    given: int | None = None) -> int:
+    """The chunks a job not opened yet is expected to hold: from the total ``size`` an
+    earlier opening learnt (less the ``done`` bytes journaled), else from the size the
+    client gave at `add` (``given``), else one per URL, the least that is known (the
+    rest arrive when its opening learns the sizes). A file is at least one chunk."""
+    if size is not None:
+        return math.ceil(max(0, size - done) / chunk_size)
+    if given is not None:
+        return max(urls, math.ceil(given / chunk_size))
+    return urls
 
 
 def minute_of_day(now: float) -> float:
@@ -89,8 +104,13 @@ def foreground(jobs: list[JobView], cap: int, now: float) -> list[int]:
 
 
 def ready_background(jobs: list[JobView], now: float, allowed: bool = True) -> int:
-    """Chunks of background jobs that could start now (what the controller's queue may hold)."""
+    """Chunks of background jobs that could start now (open, not held)."""
     return sum(j.ready for j in jobs if j.priority != "foreground" and hold(j, now, allowed) is None)
+
+
+def backlog_background(jobs: list[JobView], now: float, allowed: bool = True) -> int:
+    """Chunks of background jobs waiting to start, opened or not (the controller's queue)."""
+    return sum(j.backlog for j in jobs if j.priority != "foreground" and hold(j, now, allowed) is None)
 
 
 def next_change(jobs: list[JobView], now: float) -> float | None:
