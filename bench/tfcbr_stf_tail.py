@@ -19,7 +19,6 @@ import cclab
 from cclab.experiments.reproductions import tfcbr_packet as T
 
 SEEDS = range(1, 6)
-KS95 = 1.358
 
 
 def tcp_rates(protocol: str, preset: str | None, load: float = 0.3) -> np.ndarray:
@@ -39,7 +38,7 @@ def compare(preset: str | None) -> list[str]:
     a, b = tcp_rates("tfrc", preset), tcp_rates("tfcbr", preset)
     t = np.unique(np.concatenate([a, b]))
     d = np.searchsorted(np.sort(b), t, side="right") / len(b) - np.searchsorted(np.sort(a), t, side="right") / len(a)
-    band = KS95 * np.sqrt((len(a) + len(b)) / (len(a) * len(b)))
+    band = T.KS95 * np.sqrt((len(a) + len(b)) / (len(a) * len(b)))
     above = d > band
     lo, hi = (t[above].min(), t[above].max()) if above.any() else (np.nan, np.nan)
     share = float(np.mean((b >= lo) & (b <= hi))) if above.any() else 0.0
