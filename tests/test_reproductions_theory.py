@@ -17,8 +17,17 @@ def test_background_entries_quick(name, tmp_path):
 
 
 def test_tfcbr_alpha_beta_quick(tmp_path):
+    # Sec. V-B (β → ∞): each network is STF-μ exactly where α is at most its eq. (4) bound,
+    # whose smallest value over the grid is 0.5, so α ≤ 0.5 is STF-μ everywhere; STF-st in the
+    # number order only at α = 0. Checked on the entry's own grid, not its verdict.
     outcome, paths = catalogue.get("tfcbr-alpha-beta").run(quick=True, out=tmp_path, progress=False)
-    assert outcome.agrees is True, outcome.verdict
+    d = outcome.data
+    assert (d["stf_mean"] == (d["alpha"] <= d["eq4_bound"] + 1e-12)).all()
+    assert d["eq4_bound"].min() == pytest.approx(0.5)
+    mu_everywhere = d.groupby("alpha")["stf_mean"].all()
+    assert mu_everywhere[mu_everywhere.index <= 0.5].all() and not mu_everywhere[mu_everywhere.index > 0.5].any()
+    st_everywhere = d.groupby("alpha")["number_dominance"].all()
+    assert list(st_everywhere[st_everywhere].index) == [0.0]
     assert "np." not in paths["md"].read_text()  # numbers as plain text, not numpy reprs
 
 
